@@ -1,0 +1,48 @@
+package io.valueguard.claims;
+
+import io.valueguard.system.BinaryCodec;
+import io.valueguard.system.RecordSerde;
+
+/**
+ * The value stage's verdict that one claim of a key (the record key) does not own {@code value}: the claim made at
+ * {@code timestamp} lost to the claim of {@code winnerKey} at {@code winnerTimestamp}. The key stage applies it only
+ * if the key's current claim is exactly that claim; otherwise the key has moved on and the verdict is stale.
+ */
+public record Eviction(String value, long timestamp, String winnerKey, long winnerTimestamp, Reason reason,
+		int keyPartition) {
+
+	public enum Reason {
+
+		/** The claim held the value until a greater claim took it. */
+		SUPERSEDED,
+		/** The claim arrived after a greater claim of the value had already been made: it never held the value. */
+		LATE
+
+	}
+
+	private static final byte FORMAT = 1;
+
+	byte[] encode() {
+		return BinaryCodec.encode(FORMAT, (out) -> out.string(this.value)
+			.int64(this.timestamp)
+			.string(this.winnerKey)
+			.int64(this.winnerTimestamp)
+			.bool(this.reason == Reason.SUPERSEDED)
+			.int32(this.keyPartition));
+	}
+
+	static Eviction decode(byte[] bytes) {
+		return BinaryCodec.decode(bytes, FORMAT, "eviction", (in) -> new Eviction(in.string(), in.int64(),
+				in.string(), in.int64(), in.bool() ? Reason.SUPERSEDED : Reason.LATE, in.int32()));
+	}
+
+	/** Serde of the eviction-feedback topic. */
+	public static final class Serde extends RecordSerde<Eviction> {
+
+		public Serde() {
+			super(Eviction::encode, Eviction::decode);
+		}
+
+	}
+
+}

@@ -1,0 +1,41 @@
+package io.valueguard.owners;
+
+import io.valueguard.system.BinaryCodec;
+import io.valueguard.system.RecordSerde;
+
+/**
+ * The greatest claim of a value seen so far, top(v), as kept in the {@code owners} store. {@code released} is true
+ * when its key has since let go of the value: the claim still outranks older ones, but nobody holds the value.
+ */
+public record Owner(String key, long timestamp, int keyPartition, boolean released) {
+
+	public boolean holds() {
+		return !this.released;
+	}
+
+	Owner withReleased(boolean released) {
+		return new Owner(this.key, this.timestamp, this.keyPartition, released);
+	}
+
+	private static final byte FORMAT = 1;
+
+	byte[] encode() {
+		return BinaryCodec.encode(FORMAT,
+				(out) -> out.string(this.key).int64(this.timestamp).int32(this.keyPartition).bool(this.released));
+	}
+
+	static Owner decode(byte[] bytes) {
+		return BinaryCodec.decode(bytes, FORMAT, "owner",
+				(in) -> new Owner(in.string(), in.int64(), in.int32(), in.bool()));
+	}
+
+	/** Serde of the owners store. */
+	public static final class Serde extends RecordSerde<Owner> {
+
+		public Serde() {
+			super(Owner::encode, Owner::decode);
+		}
+
+	}
+
+}

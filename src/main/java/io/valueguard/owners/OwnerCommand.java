@@ -1,0 +1,50 @@
+package io.valueguard.owners;
+
+import io.valueguard.system.BinaryCodec;
+import io.valueguard.system.RecordSerde;
+
+/**
+ * What the key stage tells the value stage about one value (the record key): a key claims it, or a key lets go of
+ * it. {@code keyPartition} is the claims partition that holds the key, so that evictions go back to exactly the
+ * task that owns it, whatever partitioner produced the claims.
+ */
+public record OwnerCommand(Type type, String key, long timestamp, int keyPartition) {
+
+	public enum Type {
+
+		CLAIM, RELEASE
+
+	}
+
+	public static OwnerCommand claim(String key, long timestamp, int keyPartition) {
+		return new OwnerCommand(Type.CLAIM, key, timestamp, keyPartition);
+	}
+
+	public static OwnerCommand release(String key, long timestamp, int keyPartition) {
+		return new OwnerCommand(Type.RELEASE, key, timestamp, keyPartition);
+	}
+
+	private static final byte FORMAT = 1;
+
+	byte[] encode() {
+		return BinaryCodec.encode(FORMAT, (out) -> out.bool(this.type == Type.CLAIM)
+			.string(this.key)
+			.int64(this.timestamp)
+			.int32(this.keyPartition));
+	}
+
+	static OwnerCommand decode(byte[] bytes) {
+		return BinaryCodec.decode(bytes, FORMAT, "owner command",
+				(in) -> new OwnerCommand(in.bool() ? Type.CLAIM : Type.RELEASE, in.string(), in.int64(), in.int32()));
+	}
+
+	/** Serde of the owner-commands topic. */
+	public static final class Serde extends RecordSerde<OwnerCommand> {
+
+		public Serde() {
+			super(OwnerCommand::encode, OwnerCommand::decode);
+		}
+
+	}
+
+}
