@@ -1,0 +1,28 @@
+package io.valueguard.claims;
+
+/** Why an input record is not a valid claim. Written to the DLQ header {@code valueguard.dlq.reason}. */
+public enum ClaimRejection {
+
+	MISSING_KEY("the key is null or empty"),
+
+	KEY_TOO_LONG("the key is longer than valueguard.limits.max-key-bytes"),
+
+	KEY_NOT_UTF8("the key is not valid UTF-8"),
+
+	EMPTY_VALUE("the value is empty; send a null value (a tombstone) to give up a value"),
+
+	VALUE_TOO_LONG("the value is longer than valueguard.limits.max-value-bytes"),
+
+	VALUE_NOT_UTF8("the value is not valid UTF-8");
+
+	private final String description;
+
+	ClaimRejection(String description) {
+		this.description = description;
+	}
+
+	public String description() {
+		return this.description;
+	}
+
+}

@@ -1,0 +1,240 @@
+package io.valueguard;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+
+import io.valueguard.claims.Eviction;
+import io.valueguard.claims.EvictionEvent;
+import io.valueguard.support.TestProperties;
+import io.valueguard.support.TopologyHarness;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.streams.test.TestRecord;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import static io.valueguard.support.TopologyHarness.utf8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
+
+/** Every rule of the key and value stages, through the real topology in a TopologyTestDriver. */
+class ValueGuardTopologyTests {
+
+	private final TopologyHarness harness = new TopologyHarness();
+
+	@AfterEach
+	void close() {
+		this.harness.close();
+	}
+
+	@Test
+	void shouldBindKeyWhenItClaimsFreeValue() {
+		this.harness.claim("alice", "+15550001", 100);
+
+		assertThat(this.harness.bindingRecords()).extracting(TestRecord::key, TestRecord::value, TestRecord::timestamp)
+			.containsExactly(tuple("alice", "+15550001", 100L));
+		assertThat(this.harness.boundValues()).containsExactly(Map.entry("alice", "+15550001"));
+		assertThat(this.harness.heldValues()).containsExactly(Map.entry("+15550001", "alice"));
+		assertThat(this.harness.evictionEvents()).isEmpty();
+	}
+
+	@Test
+	void shouldEvictOldHolderWhenAnotherKeyClaimsLater() {
+		this.harness.claim("alice", "phone", 100).bindingRecords();
+		this.harness.claim("bob", "phone", 200);
+
+		assertThat(this.harness.bindingRecords()).extracting(TestRecord::key, TestRecord::value)
+			.containsExactly(tuple("bob", "phone"), tuple("alice", null));
+		List<EvictionEvent> events = this.harness.evictionEvents();
+		assertThat(events).singleElement().satisfies((event) -> {
+			assertThat(event.key()).isEqualTo("alice");
+			assertThat(event.value()).isEqualTo("phone");
+			assertThat(event.evictedBy()).isEqualTo("bob");
+			assertThat(event.claimTimestamp()).isEqualTo(100);
+			assertThat(event.evictedByTimestamp()).isEqualTo(200);
+			assertThat(event.reason()).isEqualTo(Eviction.Reason.SUPERSEDED);
+			assertThat(event.evictionTimestamp()).isPositive();
+		});
+		assertThat(this.harness.boundValues()).containsExactly(Map.entry("bob", "phone"));
+		assertThat(this.harness.heldValues()).containsExactly(Map.entry("phone", "bob"));
+	}
+
+	@Test
+	void shouldReleaseOldValueWhenKeyMoves() {
+		this.harness.claim("alice", "v1", 100).claim("alice", "v2", 110);
+
+		assertThat(this.harness.bindingRecords()).extracting(TestRecord::key, TestRecord::value)
+			.containsExactly(tuple("alice", "v1"), tuple("alice", "v2"));
+		assertThat(this.harness.boundValues()).containsExactly(Map.entry("alice", "v2"));
+		assertThat(this.harness.heldValues()).containsExactly(Map.entry("v2", "alice"));
+		assertThat(this.harness.owner("v1").released()).isTrue();
+
+		// the released value is free for anyone with a later claim, and nobody is evicted for it
+		this.harness.claim("bob", "v1", 120);
+		assertThat(this.harness.heldValues()).containsOnly(Map.entry("v1", "bob"), Map.entry("v2", "alice"));
+		assertThat(this.harness.evictionEvents()).isEmpty();
+	}
+
+	@Test
+	void shouldRejectLateClaimWhenNewerClaimOfValueWasProcessed() {
+		this.harness.claim("bob", "phone", 200).bindingRecords();
+		this.harness.claim("alice", "phone", 100);
+
+		// alice is bound optimistically, then evicted by the verdict: she ends unbound
+		assertThat(this.harness.bindingRecords()).extracting(TestRecord::key, TestRecord::value)
+			.containsExactly(tuple("alice", "phone"), tuple("alice", null));
+		assertThat(this.harness.evictionEvents()).singleElement().satisfies((event) -> {
+			assertThat(event.key()).isEqualTo("alice");
+			assertThat(event.evictedBy()).isEqualTo("bob");
+			assertThat(event.reason()).isEqualTo(Eviction.Reason.LATE);
+		});
+		assertThat(this.harness.boundValues()).containsExactly(Map.entry("bob", "phone"));
+		assertThat(this.harness.heldValues()).containsExactly(Map.entry("phone", "bob"));
+	}
+
+	@Test
+	void shouldAwardTieToGreaterKeyWhenTimestampsAreEqual() {
+		this.harness.claim("bob", "phone", 100).claim("alice", "phone", 100);
+		assertThat(this.harness.boundValues()).containsExactly(Map.entry("bob", "phone"));
+
+		try (TopologyHarness reversed = new TopologyHarness()) {
+			reversed.claim("alice", "phone", 100).claim("bob", "phone", 100);
+			assertThat(reversed.boundValues()).containsExactly(Map.entry("bob", "phone"));
+			assertThat(reversed.heldValues()).containsExactly(Map.entry("phone", "bob"));
+		}
+	}
+
+	@Test
+	void shouldBreakTiesByUtf8BytesNotUtf16Units() {
+		// U+1F600 sorts after U+FF21 in UTF-8 (and in code points), before it in UTF-16
+		String emoji = "k\uD83D\uDE00";
+		String fullwidth = "k\uFF21";
+		this.harness.claim(emoji, "phone", 100).claim(fullwidth, "phone", 100);
+
+		assertThat(this.harness.boundValues()).containsExactly(Map.entry(emoji, "phone"));
+	}
+
+	@Test
+	void shouldIgnoreStaleEvictionWhenKeyReclaimed() {
+		this.harness.claim("alice", "phone", 100).claim("bob", "phone", 200).claim("alice", "phone", 300);
+		assertThat(this.harness.boundValues()).containsExactly(Map.entry("alice", "phone"));
+		this.harness.bindingRecords();
+		this.harness.evictionEvents();
+
+		// the verdict against alice's first claim arrives again, late: it names a claim alice no longer has
+		this.harness.verdict("alice", new Eviction("phone", 100, "bob", 200, Eviction.Reason.SUPERSEDED, 0));
+
+		assertThat(this.harness.bindingRecords()).isEmpty();
+		assertThat(this.harness.evictionEvents()).isEmpty();
+		assertThat(this.harness.boundValues()).containsExactly(Map.entry("alice", "phone"));
+		assertThat(this.harness.heldValues()).containsExactly(Map.entry("phone", "alice"));
+	}
+
+	@Test
+	void shouldRejectOlderClaimWhenValueWasReleased() {
+		this.harness.claim("alice", "phone", 100).tombstone("alice", 150);
+		assertThat(this.harness.heldValues()).isEmpty();
+		this.harness.bindingRecords();
+
+		// top(phone) is still alice's claim at 100, released: an older claim must not win it
+		this.harness.claim("bob", "phone", 50);
+
+		assertThat(this.harness.boundValues()).isEmpty();
+		assertThat(this.harness.heldValues()).isEmpty();
+		assertThat(this.harness.bindingRecords()).extracting(TestRecord::key, TestRecord::value)
+			.containsExactly(tuple("bob", "phone"), tuple("bob", null));
+		assertThat(this.harness.evictionEvents()).extracting(EvictionEvent::key, EvictionEvent::reason)
+			.containsExactly(tuple("bob", Eviction.Reason.LATE));
+	}
+
+	@Test
+	void shouldHoldAgainWhenKeyReclaimsReleasedValueAtSameTime() {
+		// alice's clock stays at 100: she lets go of v1 and claims it again within one effective timestamp
+		this.harness.claim("alice", "v1", 100).claim("alice", "v2", 90).claim("alice", "v1", 80);
+
+		assertThat(this.harness.boundValues()).containsExactly(Map.entry("alice", "v1"));
+		assertThat(this.harness.heldValues()).containsExactly(Map.entry("v1", "alice"));
+		assertThat(this.harness.keyClaim("alice").timestamp()).isEqualTo(100);
+	}
+
+	@Test
+	void shouldChangeNothingWhenRecordIsDuplicated() {
+		this.harness.claim("alice", "phone", 100).bindingRecords();
+		this.harness.claim("alice", "phone", 100);
+		this.harness.claim("alice", "phone", 90);
+
+		assertThat(this.harness.bindingRecords()).isEmpty();
+		assertThat(this.harness.evictionEvents()).isEmpty();
+		assertThat(this.harness.boundValues()).containsExactly(Map.entry("alice", "phone"));
+	}
+
+	@Test
+	void shouldUnbindKeyWhenTombstoneArrives() {
+		this.harness.claim("alice", "phone", 100).bindingRecords();
+		this.harness.tombstone("alice", 200);
+
+		assertThat(this.harness.bindingRecords()).extracting(TestRecord::key, TestRecord::value)
+			.containsExactly(tuple("alice", null));
+		assertThat(this.harness.boundValues()).isEmpty();
+		assertThat(this.harness.heldValues()).isEmpty();
+
+		// a second tombstone has nothing to release
+		this.harness.tombstone("alice", 300);
+		assertThat(this.harness.bindingRecords()).isEmpty();
+		assertThat(this.harness.keyClaim("alice").timestamp()).isEqualTo(300);
+	}
+
+	@Test
+	void shouldKeepKeyClockWhenRecordTimestampGoesBack() {
+		this.harness.claim("alice", "v1", 500).claim("alice", "v2", 100);
+
+		assertThat(this.harness.keyClaim("alice").timestamp()).isEqualTo(500);
+		// bob's claim at 400 is older than alice's effective 500, so it loses
+		this.harness.claim("bob", "v2", 400);
+		assertThat(this.harness.boundValues()).containsExactly(Map.entry("alice", "v2"));
+	}
+
+	@Test
+	void shouldSendInvalidRecordsToDlqAndKeepProcessing() {
+		TopologyHarness limited = new TopologyHarness(TestProperties.withLimits(8, 8),
+				io.valueguard.claims.PipelineEvents.NONE);
+		try (limited) {
+			limited.raw(null, utf8("v"), 1)
+				.raw(new byte[0], utf8("v"), 2)
+				.raw(utf8("a-very-long-key"), utf8("v"), 3)
+				.raw(new byte[] { (byte) 0xC3, (byte) 0x28 }, utf8("v"), 4)
+				.raw(utf8("k"), new byte[0], 5)
+				.raw(utf8("k"), utf8("a-very-long-value"), 6)
+				.raw(utf8("k"), new byte[] { (byte) 0xFF }, 7)
+				.claim("k", "fine", 8);
+
+			List<TestRecord<byte[], byte[]>> dlq = limited.dlqRecords();
+			assertThat(dlq).extracting((record) -> header(record, "valueguard.dlq.reason"))
+				.containsExactly("MISSING_KEY", "MISSING_KEY", "KEY_TOO_LONG", "KEY_NOT_UTF8", "EMPTY_VALUE",
+						"VALUE_TOO_LONG", "VALUE_NOT_UTF8");
+			assertThat(dlq).extracting((record) -> header(record, "valueguard.dlq.topic"))
+				.containsOnly("valueguard.claims");
+			assertThat(dlq).extracting((record) -> header(record, "valueguard.dlq.offset"))
+				.containsExactly("0", "1", "2", "3", "4", "5", "6");
+			assertThat(dlq).allSatisfy((record) -> {
+				assertThat(header(record, "valueguard.dlq.partition")).isEqualTo("0");
+				assertThat(header(record, "valueguard.dlq.description")).isNotBlank();
+			});
+			// nothing is lost: the original bytes go to the DLQ as they came
+			assertThat(dlq.get(3).key()).containsExactly(0xC3, 0x28);
+			assertThat(dlq.get(5).value()).isEqualTo(utf8("a-very-long-value"));
+			assertThat(limited.boundValues()).containsExactly(Map.entry("k", "fine"));
+		}
+	}
+
+	@Test
+	void shouldNeedNoRepartitionTopics() {
+		assertThat(this.harness.topology().describe().toString()).doesNotContain("repartition");
+	}
+
+	private static String header(TestRecord<byte[], byte[]> record, String name) {
+		Header header = record.headers().lastHeader(name);
+		return (header != null) ? new String(header.value(), StandardCharsets.UTF_8) : null;
+	}
+
+}

@@ -1,0 +1,186 @@
+package io.valueguard.support;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+
+import io.valueguard.claims.Eviction;
+import io.valueguard.claims.EvictionEvent;
+import io.valueguard.claims.EvictionEventSerde;
+import io.valueguard.claims.KeyClaim;
+import io.valueguard.claims.KeyStageTopology;
+import io.valueguard.claims.PipelineEvents;
+import io.valueguard.owners.Owner;
+import io.valueguard.owners.OwnerCommand;
+import io.valueguard.owners.ValueStageTopology;
+import io.valueguard.system.ValueGuardProperties;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.test.TestRecord;
+
+/**
+ * Both stages in one {@link TopologyTestDriver}, built by calling the function beans on a plain StreamsBuilder: no
+ * Spring, no broker. Internal topics loop back as the driver processes them, so one piped claim runs through the key
+ * stage, the value stage and back.
+ */
+public final class TopologyHarness implements AutoCloseable {
+
+	private final ValueGuardProperties properties;
+
+	private final TopologyTestDriver driver;
+
+	private final TestInputTopic<byte[], byte[]> claims;
+
+	private final TestInputTopic<String, Eviction> feedback;
+
+	private final TestOutputTopic<String, String> bindings;
+
+	private final TestOutputTopic<String, EvictionEvent> evictions;
+
+	private final TestOutputTopic<byte[], byte[]> dlq;
+
+	private final Topology topology;
+
+	public TopologyHarness() {
+		this(TestProperties.defaults(), PipelineEvents.NONE);
+	}
+
+	public TopologyHarness(ValueGuardProperties properties, PipelineEvents events) {
+		this.properties = properties;
+		StreamsBuilder builder = new StreamsBuilder();
+		new KeyStageTopology(properties, events).accept(
+				builder.stream(properties.topics().claims(), Consumed.with(Serdes.ByteArray(), Serdes.ByteArray())),
+				builder.stream(properties.evictionFeedbackTopic(), Consumed.with(Serdes.String(), new Eviction.Serde())));
+		new ValueStageTopology(properties, events).accept(builder.stream(properties.ownerCommandsTopic(),
+				Consumed.with(Serdes.String(), new OwnerCommand.Serde())));
+		this.topology = builder.build();
+		Properties config = new Properties();
+		config.put(StreamsConfig.APPLICATION_ID_CONFIG, "valueguard-test");
+		config.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+		// each driver its own state directory, so that tests may run two at once
+		config.put(StreamsConfig.STATE_DIR_CONFIG, temporaryDirectory());
+		this.driver = new TopologyTestDriver(this.topology, config, Instant.ofEpochMilli(1_000_000));
+		this.claims = this.driver.createInputTopic(properties.topics().claims(), new ByteArraySerializer(),
+				new ByteArraySerializer());
+		this.feedback = this.driver.createInputTopic(properties.evictionFeedbackTopic(), new StringSerializer(),
+				new Eviction.Serde().serializer());
+		this.bindings = this.driver.createOutputTopic(properties.topics().bindings(), new StringDeserializer(),
+				new StringDeserializer());
+		this.evictions = this.driver.createOutputTopic(properties.topics().evictions(), new StringDeserializer(),
+				new EvictionEventSerde().deserializer());
+		this.dlq = this.driver.createOutputTopic(properties.topics().dlq(), new ByteArrayDeserializer(),
+				new ByteArrayDeserializer());
+	}
+
+	public Topology topology() {
+		return this.topology;
+	}
+
+	public TopologyHarness claim(String key, String value, long timestamp) {
+		return raw(utf8(key), utf8(value), timestamp);
+	}
+
+	public TopologyHarness tombstone(String key, long timestamp) {
+		return raw(utf8(key), null, timestamp);
+	}
+
+	public TopologyHarness raw(byte[] key, byte[] value, long timestamp) {
+		this.claims.pipeInput(key, value, timestamp);
+		return this;
+	}
+
+	/** Delivers a verdict directly, as a delayed message from the value stage would arrive. */
+	public TopologyHarness verdict(String key, Eviction eviction) {
+		this.feedback.pipeInput(key, eviction);
+		return this;
+	}
+
+	public TopologyHarness advanceWallClock(long millis) {
+		this.driver.advanceWallClockTime(java.time.Duration.ofMillis(millis));
+		return this;
+	}
+
+	/** Bindings records emitted since the last call, in order. */
+	public List<TestRecord<String, String>> bindingRecords() {
+		return this.bindings.readRecordsToList();
+	}
+
+	public List<EvictionEvent> evictionEvents() {
+		return this.evictions.readValuesToList();
+	}
+
+	public List<TestRecord<byte[], byte[]>> dlqRecords() {
+		return this.dlq.readRecordsToList();
+	}
+
+	/** The bindings store read as key to bound value. */
+	public Map<String, String> boundValues() {
+		Map<String, String> bound = new HashMap<>();
+		KeyValueStore<String, KeyClaim> store = this.driver.getKeyValueStore("bindings");
+		try (var all = store.all()) {
+			all.forEachRemaining((entry) -> {
+				if (entry.value.boundValue() != null) {
+					bound.put(entry.key, entry.value.boundValue());
+				}
+			});
+		}
+		return bound;
+	}
+
+	public KeyClaim keyClaim(String key) {
+		KeyValueStore<String, KeyClaim> store = this.driver.getKeyValueStore("bindings");
+		return store.get(key);
+	}
+
+	public Owner owner(String value) {
+		KeyValueStore<String, Owner> store = this.driver.getKeyValueStore("owners");
+		return store.get(value);
+	}
+
+	/** The owners store read as value to holding key. */
+	public Map<String, String> heldValues() {
+		Map<String, String> held = new HashMap<>();
+		KeyValueStore<String, Owner> store = this.driver.getKeyValueStore("owners");
+		try (var all = store.all()) {
+			all.forEachRemaining((entry) -> {
+				if (entry.value.holds()) {
+					held.put(entry.key, entry.value.key());
+				}
+			});
+		}
+		return held;
+	}
+
+	private static String temporaryDirectory() {
+		try {
+			return java.nio.file.Files.createTempDirectory("valueguard-topology").toString();
+		}
+		catch (java.io.IOException ex) {
+			throw new java.io.UncheckedIOException(ex);
+		}
+	}
+
+	public static byte[] utf8(String text) {
+		return text.getBytes(StandardCharsets.UTF_8);
+	}
+
+	@Override
+	public void close() {
+		this.driver.close();
+	}
+
+}
