@@ -1,0 +1,95 @@
+package io.valueguard.claims;
+
+import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import io.valueguard.system.ValueGuardProperties;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.kafka.core.KafkaTemplate;
+import org.springframework.kafka.support.SendResult;
+import org.springframework.stereotype.Component;
+
+/**
+ * Writes claims and tombstones to the claims topic on behalf of the REST API, after the same validation the stream
+ * applies, and waits for the broker's acknowledgement so that a 202 means the record is durable.
+ */
+@Component
+public class ClaimPublisher {
+
+	private static final Duration SEND_TIMEOUT = Duration.ofSeconds(10);
+
+	/** Where the record went: topic, partition, offset and the timestamp that is the claim's time. */
+	public record Receipt(String key, @Nullable String value, String topic, int partition, long offset,
+			long timestamp) {
+
+	}
+
+	/** The record failed validation; nothing was produced. */
+	public static final class InvalidClaimException extends RuntimeException {
+
+		private final ClaimRejection rejection;
+
+		InvalidClaimException(ClaimRejection rejection) {
+			super(rejection.description());
+			this.rejection = rejection;
+		}
+
+		public ClaimRejection rejection() {
+			return this.rejection;
+		}
+
+	}
+
+	/** The broker did not acknowledge the record in time. */
+	public static final class PublishFailedException extends RuntimeException {
+
+		PublishFailedException(String message, @Nullable Throwable cause) {
+			super(message, cause);
+		}
+
+	}
+
+	private final KafkaTemplate<String, String> template;
+
+	private final ClaimValidator validator;
+
+	private final String topic;
+
+	public ClaimPublisher(KafkaTemplate<String, String> template, ValueGuardProperties properties) {
+		this.template = template;
+		this.validator = new ClaimValidator(properties.limits());
+		this.topic = properties.topics().claims();
+	}
+
+	/** Claims {@code value} for {@code key}, or gives up whatever the key holds when {@code value} is null. */
+	public Receipt publish(String key, @Nullable String value) {
+		ClaimRejection rejection = this.validator.validateText(key, value);
+		if (rejection != null) {
+			throw new InvalidClaimException(rejection);
+		}
+		try {
+			SendResult<String, String> result = this.template.send(this.topic, key, value)
+				.get(SEND_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+			RecordMetadata metadata = result.getRecordMetadata();
+			return new Receipt(key, value, metadata.topic(), metadata.partition(), metadata.offset(),
+					metadata.timestamp());
+		}
+		catch (ExecutionException ex) {
+			throw new PublishFailedException("Kafka did not accept the record: " + ex.getCause().getMessage(),
+					ex.getCause());
+		}
+		catch (TimeoutException ex) {
+			throw new PublishFailedException("Kafka did not acknowledge the record within " + SEND_TIMEOUT.toSeconds()
+					+ "s", ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new PublishFailedException("Interrupted while waiting for Kafka", ex);
+		}
+	}
+
+}

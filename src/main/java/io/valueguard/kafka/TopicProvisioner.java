@@ -1,0 +1,142 @@
+package io.valueguard.kafka;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import io.valueguard.system.ValueGuardProperties;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+
+import org.springframework.kafka.core.KafkaAdmin;
+import org.springframework.stereotype.Component;
+
+/**
+ * Creates every topic ValueGuard needs at start-up and checks the ones that exist. The claims topic and the eviction
+ * feedback topic feed one stream task per partition, so they must have the same partition count: the feedback
+ * topic is created with the claims topic's count, and a mismatch stops start-up with a clear message instead of a
+ * rebalance failure later.
+ */
+@Component
+public class TopicProvisioner {
+
+	private static final Log logger = LogFactory.getLog(TopicProvisioner.class);
+
+	private static final Duration TIMEOUT = Duration.ofSeconds(30);
+
+	private final ValueGuardProperties properties;
+
+	private final int claimsPartitions;
+
+	public TopicProvisioner(ValueGuardProperties properties, KafkaAdmin kafkaAdmin) {
+		this.properties = properties;
+		try (Admin admin = Admin.create(kafkaAdmin.getConfigurationProperties())) {
+			this.claimsPartitions = provision(admin);
+		}
+	}
+
+	/** Partition count of the claims topic, and so of the key stage. */
+	public int claimsPartitions() {
+		return this.claimsPartitions;
+	}
+
+	private int provision(Admin admin) {
+		ValueGuardProperties.Topics topics = this.properties.topics();
+		int claimsPartitions = describe(admin, topics.claims()).map((d) -> d.partitions().size())
+			.orElseGet(() -> create(admin, topics.claims(), topics.partitions(), Map.of()));
+		String feedback = this.properties.evictionFeedbackTopic();
+		Optional<TopicDescription> existingFeedback = describe(admin, feedback);
+		if (existingFeedback.isPresent()) {
+			int feedbackPartitions = existingFeedback.get().partitions().size();
+			if (feedbackPartitions != claimsPartitions) {
+				throw new IllegalStateException(("Topic '%s' has %d partitions but the claims topic '%s' has %d. They "
+						+ "must match: evictions go back to the partition that holds the key. Delete '%s' (it holds "
+						+ "only in-flight verdicts; stop every instance first) or change valueguard.application-id.")
+					.formatted(feedback, feedbackPartitions, topics.claims(), claimsPartitions, feedback));
+			}
+		}
+		else {
+			create(admin, feedback, claimsPartitions, Map.of());
+		}
+		ensure(admin, this.properties.ownerCommandsTopic(), topics.partitions(), Map.of());
+		ensure(admin, topics.bindings(), topics.partitions(),
+				Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT));
+		ensure(admin, topics.evictions(), topics.partitions(), Map.of());
+		ensure(admin, topics.dlq(), topics.partitions(), Map.of());
+		return claimsPartitions;
+	}
+
+	private void ensure(Admin admin, String topic, int partitions, Map<String, String> configs) {
+		if (describe(admin, topic).isEmpty()) {
+			create(admin, topic, partitions, configs);
+		}
+	}
+
+	private Optional<TopicDescription> describe(Admin admin, String topic) {
+		try {
+			return Optional.of(admin.describeTopics(Set.of(topic))
+				.allTopicNames()
+				.get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+				.get(topic));
+		}
+		catch (ExecutionException ex) {
+			if (ex.getCause() instanceof UnknownTopicOrPartitionException) {
+				return Optional.empty();
+			}
+			throw failure("describe topic '" + topic + "'", ex.getCause());
+		}
+		catch (TimeoutException ex) {
+			throw failure("describe topic '" + topic + "'", ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw failure("describe topic '" + topic + "'", ex);
+		}
+	}
+
+	private int create(Admin admin, String topic, int partitions, Map<String, String> configs) {
+		ValueGuardProperties.Topics topics = this.properties.topics();
+		Map<String, String> allConfigs = new java.util.HashMap<>(configs);
+		allConfigs.put(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, Integer.toString(topics.minInsyncReplicas()));
+		NewTopic newTopic = new NewTopic(topic, partitions, topics.replicationFactor()).configs(allConfigs);
+		try {
+			admin.createTopics(List.of(newTopic)).all().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+			logger.info("Created topic '" + topic + "' with " + partitions + " partitions");
+			return partitions;
+		}
+		catch (ExecutionException ex) {
+			if (ex.getCause() instanceof TopicExistsException) {
+				// another instance created it first: take what it made
+				return describe(admin, topic).map((d) -> d.partitions().size()).orElse(partitions);
+			}
+			throw failure("create topic '" + topic + "'", ex.getCause());
+		}
+		catch (TimeoutException ex) {
+			throw failure("create topic '" + topic + "'", ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw failure("create topic '" + topic + "'", ex);
+		}
+	}
+
+	private IllegalStateException failure(String action, Throwable cause) {
+		List<String> hints = new ArrayList<>();
+		hints.add("Could not " + action + " within " + TIMEOUT.toSeconds() + "s");
+		hints.add("is Kafka reachable at spring.kafka.bootstrap-servers, and may this client create topics?");
+		return new IllegalStateException(String.join(": ", hints), cause);
+	}
+
+}

@@ -1,0 +1,97 @@
+package io.valueguard.metrics;
+
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Locale;
+import java.util.Map;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.valueguard.claims.ClaimRejection;
+import io.valueguard.claims.Eviction;
+import io.valueguard.claims.EvictionEvent;
+import io.valueguard.claims.KeyStage;
+import io.valueguard.claims.PipelineEvents;
+import io.valueguard.owners.ValueStage;
+
+import org.springframework.stereotype.Component;
+
+/**
+ * The pipeline's own metrics. Every counter is registered up front with each of its tag values, so that dashboards
+ * and alerts see zeros rather than missing series, and the hot path only increments.
+ */
+@Component
+public class PipelineMetrics implements PipelineEvents {
+
+	private final Map<KeyStage.Outcome, Counter> keyStage = new EnumMap<>(KeyStage.Outcome.class);
+
+	private final Map<ValueStage.Outcome, Counter> valueStage = new EnumMap<>(ValueStage.Outcome.class);
+
+	private final Map<ClaimRejection, Counter> rejected = new EnumMap<>(ClaimRejection.class);
+
+	private final Map<Eviction.Reason, Counter> evictions = new EnumMap<>(Eviction.Reason.class);
+
+	private final Timer evictionLatency;
+
+	public PipelineMetrics(MeterRegistry registry) {
+		for (KeyStage.Outcome outcome : KeyStage.Outcome.values()) {
+			this.keyStage.put(outcome, Counter.builder("valueguard.key.stage.records")
+				.description("Records applied by the key stage, by outcome")
+				.tag("outcome", tag(outcome))
+				.register(registry));
+		}
+		for (ValueStage.Outcome outcome : ValueStage.Outcome.values()) {
+			this.valueStage.put(outcome, Counter.builder("valueguard.value.stage.commands")
+				.description("Claims and releases arbitrated by the value stage, by outcome")
+				.tag("outcome", tag(outcome))
+				.register(registry));
+		}
+		for (ClaimRejection rejection : ClaimRejection.values()) {
+			this.rejected.put(rejection, Counter.builder("valueguard.dlq.records")
+				.description("Input records sent to the DLQ, by reason")
+				.tag("reason", tag(rejection))
+				.register(registry));
+		}
+		for (Eviction.Reason reason : Eviction.Reason.values()) {
+			this.evictions.put(reason, Counter.builder("valueguard.evictions")
+				.description("Keys that lost their value: superseded by a later claim, or late claims that lost")
+				.tag("reason", tag(reason))
+				.register(registry));
+		}
+		this.evictionLatency = Timer.builder("valueguard.eviction.latency")
+			.description("From the claim that decided an eviction to the eviction taking effect")
+			.publishPercentileHistogram()
+			.publishPercentiles(0.5, 0.99)
+			.minimumExpectedValue(Duration.ofMillis(1))
+			.maximumExpectedValue(Duration.ofMinutes(1))
+			.register(registry);
+	}
+
+	@Override
+	public void rejected(ClaimRejection rejection) {
+		this.rejected.get(rejection).increment();
+	}
+
+	@Override
+	public void keyStage(KeyStage.Outcome outcome) {
+		this.keyStage.get(outcome).increment();
+	}
+
+	@Override
+	public void valueStage(ValueStage.Outcome outcome) {
+		this.valueStage.get(outcome).increment();
+	}
+
+	@Override
+	public void evicted(EvictionEvent event, long latencyMillis) {
+		this.evictions.get(event.reason()).increment();
+		// a claim stamped in the future by a producer's clock must not record a negative latency
+		this.evictionLatency.record(Duration.ofMillis(Math.max(0, latencyMillis)));
+	}
+
+	private static String tag(Enum<?> value) {
+		return value.name().toLowerCase(Locale.ROOT);
+	}
+
+}

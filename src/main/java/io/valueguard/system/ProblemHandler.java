@@ -1,0 +1,76 @@
+package io.valueguard.system;
+
+import java.net.URI;
+
+import io.valueguard.claims.ClaimPublisher;
+import io.valueguard.query.NotFoundException;
+import io.valueguard.query.StoreUnavailableException;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.RestControllerAdvice;
+import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExceptionHandler;
+
+/**
+ * Every error as an RFC 9457 problem body, with a stable {@code type} per kind of problem and never a stack trace.
+ * Spring MVC's own errors (bad media type, missing route) come through the base class in the same shape.
+ */
+@RestControllerAdvice
+class ProblemHandler extends ResponseEntityExceptionHandler {
+
+	private static final Log logger = LogFactory.getLog(ProblemHandler.class);
+
+	static final String RETRY_AFTER_SECONDS = "2";
+
+	@ExceptionHandler(ClaimPublisher.InvalidClaimException.class)
+	ResponseEntity<ProblemDetail> invalidClaim(ClaimPublisher.InvalidClaimException ex) {
+		ProblemDetail problem = problem(HttpStatus.BAD_REQUEST, "invalid-claim", "Invalid claim", ex.getMessage());
+		problem.setProperty("reason", ex.rejection().name());
+		return ResponseEntity.of(problem).build();
+	}
+
+	@ExceptionHandler(ClaimPublisher.PublishFailedException.class)
+	ResponseEntity<ProblemDetail> publishFailed(ClaimPublisher.PublishFailedException ex) {
+		logger.warn(ex.getMessage());
+		return unavailable(problem(HttpStatus.SERVICE_UNAVAILABLE, "kafka-unavailable", "Kafka unavailable",
+				ex.getMessage()));
+	}
+
+	@ExceptionHandler(StoreUnavailableException.class)
+	ResponseEntity<ProblemDetail> storeUnavailable(StoreUnavailableException ex) {
+		return unavailable(problem(HttpStatus.SERVICE_UNAVAILABLE, "store-unavailable", "Store unavailable",
+				ex.getMessage()));
+	}
+
+	@ExceptionHandler(NotFoundException.class)
+	ResponseEntity<ProblemDetail> notFound(NotFoundException ex) {
+		return ResponseEntity.of(problem(HttpStatus.NOT_FOUND, "not-found", "Not found", ex.getMessage())).build();
+	}
+
+	@ExceptionHandler(RuntimeException.class)
+	ResponseEntity<ProblemDetail> unexpected(RuntimeException ex) {
+		logger.error("Unexpected error", ex);
+		return ResponseEntity.of(problem(HttpStatus.INTERNAL_SERVER_ERROR, "internal-error", "Internal error",
+				"An unexpected error occurred; see the server log"))
+			.build();
+	}
+
+	private static ResponseEntity<ProblemDetail> unavailable(ProblemDetail problem) {
+		return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
+			.header(HttpHeaders.RETRY_AFTER, RETRY_AFTER_SECONDS)
+			.body(problem);
+	}
+
+	private static ProblemDetail problem(HttpStatus status, String type, String title, String detail) {
+		ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, detail);
+		problem.setType(URI.create("https://valueguard.io/problems/" + type));
+		problem.setTitle(title);
+		return problem;
+	}
+
+}

@@ -1,0 +1,38 @@
+package io.valueguard.system;
+
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
+
+import io.valueguard.claims.Eviction;
+import io.valueguard.claims.KeyStageTopology;
+import io.valueguard.claims.PipelineEvents;
+import io.valueguard.kafka.TopicProvisioner;
+import io.valueguard.owners.OwnerCommand;
+import io.valueguard.owners.ValueStageTopology;
+import org.apache.kafka.streams.kstream.KStream;
+
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * The two stages as Spring Cloud Stream functions. Each becomes its own Kafka Streams application: {@code keyStage}
+ * (inputs {@code keyStage-in-0}: claims, {@code keyStage-in-1}: eviction feedback) and {@code valueStage} (input
+ * {@code valueStage-in-0}: owner commands). Both write their outputs themselves, with explicit serdes.
+ */
+@Configuration(proxyBeanMethods = false)
+class StreamFunctions {
+
+	// The provisioner parameter makes sure every topic exists, with co-partitioning checked, before any binding.
+	@Bean
+	BiConsumer<KStream<byte[], byte[]>, KStream<String, Eviction>> keyStage(ValueGuardProperties properties,
+			PipelineEvents events, TopicProvisioner provisioner) {
+		return new KeyStageTopology(properties, events);
+	}
+
+	@Bean
+	Consumer<KStream<String, OwnerCommand>> valueStage(ValueGuardProperties properties, PipelineEvents events,
+			TopicProvisioner provisioner) {
+		return new ValueStageTopology(properties, events);
+	}
+
+}
