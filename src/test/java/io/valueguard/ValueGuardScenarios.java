@@ -1,0 +1,249 @@
+package io.valueguard;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.UUID;
+
+import io.valueguard.support.ApiClient;
+import io.valueguard.support.HistoryGenerator;
+import io.valueguard.support.InputRecord;
+import io.valueguard.support.KafkaProbe;
+import io.valueguard.support.ReferenceModel;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.header.Header;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+
+import static io.valueguard.support.TopologyHarness.utf8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * End-to-end scenarios: the whole application, REST included, against a real broker with 4 partitions and
+ * exactly-once processing. Subclasses say which broker: the embedded KRaft broker always, a Testcontainers broker
+ * where Docker runs.
+ */
+@Tag("integration")
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+		properties = { "valueguard.topics.partitions=4",
+				"valueguard.state-dir=${java.io.tmpdir}/valueguard-it/${random.uuid}",
+				"spring.cloud.stream.kafka.streams.binder.configuration.commit.interval.ms=50",
+				"spring.cloud.stream.kafka.streams.binder.configuration.num.stream.threads=2" })
+abstract class ValueGuardScenarios {
+
+	private static final Duration PATIENCE = Duration.ofSeconds(60);
+
+	private static final JsonMapper JSON = JsonMapper.builder().build();
+
+	@LocalServerPort
+	private int port;
+
+	@Value("${spring.kafka.bootstrap-servers}")
+	private String bootstrapServers;
+
+	private ApiClient api;
+
+	private KafkaProbe kafka;
+
+	/** Keys and values unique to each test, so that tests sharing a broker cannot see each other. */
+	private final String run = UUID.randomUUID().toString().substring(0, 8);
+
+	@BeforeEach
+	void connect() {
+		this.api = new ApiClient(this.port);
+		this.kafka = new KafkaProbe(this.bootstrapServers);
+		await("streams RUNNING").atMost(PATIENCE)
+			.until(() -> this.api.get("/actuator/health/readiness").status() == 200);
+	}
+
+	@AfterEach
+	void disconnect() {
+		this.kafka.close();
+	}
+
+	@Test
+	void shouldMoveValueToNewKeyAndTombstoneOldHolder() {
+		String alice = "alice-" + this.run;
+		String bob = "bob-" + this.run;
+		String phone = "+1-555-" + this.run;
+
+		assertThat(this.api.claim(alice, phone).status()).isEqualTo(202);
+		await("alice bound").atMost(PATIENCE).until(() -> this.api.binding(alice).status() == 200);
+		JsonNode binding = this.api.binding(alice).json();
+		assertThat(binding.get("key").asString()).isEqualTo(alice);
+		assertThat(binding.get("value").asString()).isEqualTo(phone);
+		assertThat(binding.get("timestamp").asLong()).isPositive();
+
+		assertThat(this.api.claim(bob, phone).status()).isEqualTo(202);
+		await("bob owns the phone").atMost(PATIENCE)
+			.until(() -> this.api.owner(phone).status() == 200 && bob.equals(this.api.owner(phone).json().get("key").asString()));
+		await("alice unbound").atMost(PATIENCE).until(() -> this.api.binding(alice).status() == 404);
+		assertThat(this.api.binding(bob).json().get("value").asString()).isEqualTo(phone);
+
+		List<String> aliceBindings = this.kafka.readAll("valueguard.bindings")
+			.stream()
+			.filter((record) -> alice.equals(text(record.key())))
+			.map((record) -> text(record.value()))
+			.toList();
+		assertThat(aliceBindings).containsExactly(phone, null);
+		List<JsonNode> evictions = this.kafka.readAll("valueguard.evictions")
+			.stream()
+			.filter((record) -> alice.equals(text(record.key())))
+			.map((record) -> JSON.readTree(record.value()))
+			.toList();
+		assertThat(evictions).singleElement().satisfies((event) -> {
+			assertThat(event.get("key").asString()).isEqualTo(alice);
+			assertThat(event.get("value").asString()).isEqualTo(phone);
+			assertThat(event.get("evictedBy").asString()).isEqualTo(bob);
+			assertThat(event.get("reason").asString()).isEqualTo("SUPERSEDED");
+			assertThat(event.get("claimTimestamp").asLong()).isEqualTo(binding.get("timestamp").asLong());
+			assertThat(event.get("evictionTimestamp").asLong()).isGreaterThanOrEqualTo(event.get("claimTimestamp").asLong());
+		});
+	}
+
+	@Test
+	void shouldReleaseValueWhenKeyIsDeleted() {
+		String carol = "carol-" + this.run;
+		String seat = "seat-" + this.run;
+		this.api.claim(carol, seat);
+		await("carol bound").atMost(PATIENCE).until(() -> this.api.owner(seat).status() == 200);
+
+		assertThat(this.api.release(carol).status()).isEqualTo(202);
+
+		await("seat free").atMost(PATIENCE).until(() -> this.api.owner(seat).status() == 404);
+		assertThat(this.api.binding(carol).status()).isEqualTo(404);
+	}
+
+	@Test
+	void shouldRejectInvalidRequestsWithProblemAndProduceNothing() {
+		long before = this.kafka.endOffsetSum("valueguard.claims");
+
+		ApiClient.Reply empty = this.api.claim("dave-" + this.run, "");
+		ApiClient.Reply oversize = this.api.claim("dave-" + this.run, "x".repeat(1025));
+		ApiClient.Reply longKey = this.api.claim("k".repeat(1025), "v");
+
+		for (ApiClient.Reply reply : List.of(empty, oversize, longKey)) {
+			assertThat(reply.status()).isEqualTo(400);
+			assertThat(reply.contentType()).startsWith("application/problem+json");
+			assertThat(reply.json().get("status").asInt()).isEqualTo(400);
+			assertThat(reply.json().get("title").asString()).isEqualTo("Invalid claim");
+		}
+		assertThat(empty.json().get("reason").asString()).isEqualTo("EMPTY_VALUE");
+		assertThat(oversize.json().get("reason").asString()).isEqualTo("VALUE_TOO_LONG");
+		assertThat(longKey.json().get("reason").asString()).isEqualTo("KEY_TOO_LONG");
+		assertThat(this.kafka.endOffsetSum("valueguard.claims")).isEqualTo(before);
+
+		ApiClient.Reply missing = this.api.binding("nobody-" + this.run);
+		assertThat(missing.status()).isEqualTo(404);
+		assertThat(missing.contentType()).startsWith("application/problem+json");
+	}
+
+	@Test
+	void shouldSendPoisonRecordsToDlqAndKeepProcessing() {
+		String key = "erin-" + this.run;
+		long now = System.currentTimeMillis();
+		this.kafka.send("valueguard.claims", utf8(key), new byte[] { (byte) 0xC3, (byte) 0x28 }, now);
+		this.kafka.send("valueguard.claims", utf8(key), "ok-" .concat(this.run).getBytes(StandardCharsets.UTF_8), now + 1);
+
+		await("the valid claim behind the poison record is applied").atMost(PATIENCE)
+			.until(() -> this.api.binding(key).status() == 200);
+		List<ConsumerRecord<byte[], byte[]>> dead = this.kafka.readAll("valueguard.claims.dlq")
+			.stream()
+			.filter((record) -> key.equals(text(record.key())))
+			.toList();
+		assertThat(dead).singleElement().satisfies((record) -> {
+			assertThat(record.value()).containsExactly(0xC3, 0x28);
+			assertThat(header(record, "valueguard.dlq.reason")).isEqualTo("VALUE_NOT_UTF8");
+			assertThat(header(record, "valueguard.dlq.topic")).isEqualTo("valueguard.claims");
+			assertThat(header(record, "valueguard.dlq.partition")).matches("[0-3]");
+			assertThat(header(record, "valueguard.dlq.offset")).matches("\\d+");
+		});
+	}
+
+	@Test
+	void shouldConvergeToFinalStateRuleWhenKeysRaceAcrossPartitions() {
+		long seed = System.nanoTime();
+		Random random = new Random(seed);
+		List<InputRecord> history = new HistoryGenerator(random, 24, 5).history(300)
+			.stream()
+			.map((record) -> new InputRecord(record.key() + "-" + this.run,
+					(record.value() != null) ? record.value() + "-" + this.run : null,
+					System.currentTimeMillis() + record.timestamp()))
+			.toList();
+		for (InputRecord record : history) {
+			this.kafka.send("valueguard.claims", utf8(record.key()),
+					(record.value() != null) ? utf8(record.value()) : null, record.timestamp());
+		}
+		ReferenceModel expected = new ReferenceModel().apply(history);
+		Set<String> keys = new HashSet<>();
+		Set<String> values = new HashSet<>();
+		history.forEach((record) -> {
+			keys.add(record.key());
+			if (record.value() != null) {
+				values.add(record.value());
+			}
+		});
+
+		await("bindings match the final-state rule (seed " + seed + ")").atMost(PATIENCE).untilAsserted(() -> {
+			assertThat(boundOverRest(keys)).isEqualTo(expected.bindings());
+			assertThat(ownedOverRest(values)).isEqualTo(expected.owners());
+		});
+		Map<String, String> bindingsTable = new HashMap<>();
+		this.kafka.readAll("valueguard.bindings").stream().filter((record) -> keys.contains(text(record.key())))
+			.forEach((record) -> {
+				if (record.value() == null) {
+					bindingsTable.remove(text(record.key()));
+				}
+				else {
+					bindingsTable.put(text(record.key()), text(record.value()));
+				}
+			});
+		assertThat(bindingsTable).as("bindings topic read as a table, seed " + seed).isEqualTo(expected.bindings());
+	}
+
+	private Map<String, String> boundOverRest(Set<String> keys) {
+		Map<String, String> bound = new HashMap<>();
+		for (String key : keys) {
+			ApiClient.Reply reply = this.api.binding(key);
+			if (reply.status() == 200) {
+				bound.put(key, reply.json().get("value").asString());
+			}
+		}
+		return bound;
+	}
+
+	private Map<String, String> ownedOverRest(Set<String> values) {
+		Map<String, String> owned = new HashMap<>();
+		for (String value : values) {
+			ApiClient.Reply reply = this.api.owner(value);
+			if (reply.status() == 200) {
+				owned.put(value, reply.json().get("key").asString());
+			}
+		}
+		return owned;
+	}
+
+	private static String text(byte[] bytes) {
+		return (bytes != null) ? new String(bytes, StandardCharsets.UTF_8) : null;
+	}
+
+	private static String header(ConsumerRecord<byte[], byte[]> record, String name) {
+		Header header = record.headers().lastHeader(name);
+		return (header != null) ? text(header.value()) : null;
+	}
+
+}

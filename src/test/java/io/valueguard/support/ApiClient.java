@@ -1,0 +1,84 @@
+package io.valueguard.support;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.web.util.UriUtils;
+
+/** A small HTTP client for the REST API, as a user's curl would call it. */
+public final class ApiClient {
+
+	private static final JsonMapper JSON = JsonMapper.builder().build();
+
+	private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+	private final String baseUrl;
+
+	public ApiClient(int port) {
+		this.baseUrl = "http://localhost:" + port;
+	}
+
+	public record Reply(int status, String contentType, String body, java.net.http.HttpHeaders headers) {
+
+		public JsonNode json() {
+			return JSON.readTree(this.body);
+		}
+
+	}
+
+	public Reply claim(String key, String value) {
+		return send(HttpRequest.newBuilder(uri("/api/bindings/" + segment(key)))
+			.header("Content-Type", "text/plain")
+			.PUT(HttpRequest.BodyPublishers.ofString(value, StandardCharsets.UTF_8)));
+	}
+
+	public Reply release(String key) {
+		return send(HttpRequest.newBuilder(uri("/api/bindings/" + segment(key))).DELETE());
+	}
+
+	public Reply binding(String key) {
+		return get("/api/bindings/" + segment(key));
+	}
+
+	public Reply owner(String value) {
+		return get("/api/owners/" + segment(value));
+	}
+
+	public Reply get(String path) {
+		return send(HttpRequest.newBuilder(uri(path)).GET());
+	}
+
+	private Reply send(HttpRequest.Builder request) {
+		try {
+			HttpResponse<String> response = this.http.send(request.timeout(Duration.ofSeconds(30)).build(),
+					HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+			return new Reply(response.statusCode(), response.headers().firstValue("Content-Type").orElse(""),
+					response.body(), response.headers());
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	private URI uri(String path) {
+		return URI.create(this.baseUrl + path);
+	}
+
+	private static String segment(String text) {
+		return UriUtils.encodePathSegment(text, StandardCharsets.UTF_8);
+	}
+
+}

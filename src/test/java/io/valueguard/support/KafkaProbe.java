@@ -1,0 +1,92 @@
+package io.valueguard.support;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/** Plain Kafka clients for tests: produce raw records, read whole topics as committed data. */
+public final class KafkaProbe implements AutoCloseable {
+
+	private final String bootstrapServers;
+
+	private final KafkaProducer<byte[], byte[]> producer;
+
+	public KafkaProbe(String bootstrapServers) {
+		this.bootstrapServers = bootstrapServers;
+		this.producer = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+				ProducerConfig.ACKS_CONFIG, "all"), new ByteArraySerializer(), new ByteArraySerializer());
+	}
+
+	public void send(String topic, byte[] key, byte[] value, long timestamp) {
+		try {
+			this.producer.send(new ProducerRecord<>(topic, null, timestamp, key, value)).get(30, TimeUnit.SECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			throw new IllegalStateException("Could not produce to " + topic, ex);
+		}
+	}
+
+	/** Every committed record of the topic, in partition order, read from the beginning to the current end. */
+	public List<ConsumerRecord<byte[], byte[]>> readAll(String topic) {
+		try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(Map.of(
+				ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, this.bootstrapServers, ConsumerConfig.GROUP_ID_CONFIG,
+				"probe-" + UUID.randomUUID(), ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
+				ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest", ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false),
+				new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+			List<TopicPartition> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(10))
+				.stream()
+				.map((info) -> new TopicPartition(topic, info.partition()))
+				.toList();
+			consumer.assign(partitions);
+			consumer.seekToBeginning(partitions);
+			Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
+			List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
+			long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+			while (partitions.stream().anyMatch((p) -> consumer.position(p) < end.get(p))) {
+				if (System.nanoTime() > deadline) {
+					throw new IllegalStateException("Timed out reading " + topic);
+				}
+				consumer.poll(Duration.ofMillis(200)).forEach(records::add);
+			}
+			return records;
+		}
+	}
+
+	/** How many records the topic holds, over all partitions: to show that nothing was produced. */
+	public long endOffsetSum(String topic) {
+		try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(
+				Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, this.bootstrapServers), new ByteArrayDeserializer(),
+				new ByteArrayDeserializer())) {
+			List<TopicPartition> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(10))
+				.stream()
+				.map((info) -> new TopicPartition(topic, info.partition()))
+				.toList();
+			return consumer.endOffsets(partitions).values().stream().mapToLong(Long::longValue).sum();
+		}
+	}
+
+	@Override
+	public void close() {
+		this.producer.close(Duration.ofSeconds(5));
+	}
+
+}
