@@ -94,24 +94,28 @@ abstract class ValueGuardScenarios {
 		await("alice unbound").atMost(PATIENCE).until(() -> this.api.binding(alice).status() == 404);
 		assertThat(this.api.binding(bob).json().get("value").asString()).isEqualTo(phone);
 
-		List<String> aliceBindings = this.kafka.readAll("valueguard.bindings")
-			.stream()
-			.filter((record) -> alice.equals(text(record.key())))
-			.map((record) -> text(record.value()))
-			.toList();
-		assertThat(aliceBindings).containsExactly(phone, null);
-		List<JsonNode> evictions = this.kafka.readAll("valueguard.evictions")
-			.stream()
-			.filter((record) -> alice.equals(text(record.key())))
-			.map((record) -> JSON.readTree(record.value()))
-			.toList();
-		assertThat(evictions).singleElement().satisfies((event) -> {
-			assertThat(event.get("key").asString()).isEqualTo(alice);
-			assertThat(event.get("value").asString()).isEqualTo(phone);
-			assertThat(event.get("evictedBy").asString()).isEqualTo(bob);
-			assertThat(event.get("reason").asString()).isEqualTo("SUPERSEDED");
-			assertThat(event.get("claimTimestamp").asLong()).isEqualTo(binding.get("timestamp").asLong());
-			assertThat(event.get("evictionTimestamp").asLong()).isGreaterThanOrEqualTo(event.get("claimTimestamp").asLong());
+		// the stores answer as soon as a record is processed; the topics show it once the transaction commits
+		await("alice's binding and tombstone on the bindings topic").atMost(PATIENCE)
+			.untilAsserted(() -> assertThat(this.kafka.readAll("valueguard.bindings")
+				.stream()
+				.filter((record) -> alice.equals(text(record.key())))
+				.map((record) -> text(record.value()))
+				.toList()).containsExactly(phone, null));
+		await("one eviction event for alice").atMost(PATIENCE).untilAsserted(() -> {
+			List<JsonNode> evictions = this.kafka.readAll("valueguard.evictions")
+				.stream()
+				.filter((record) -> alice.equals(text(record.key())))
+				.map((record) -> JSON.readTree(record.value()))
+				.toList();
+			assertThat(evictions).singleElement().satisfies((event) -> {
+				assertThat(event.get("key").asString()).isEqualTo(alice);
+				assertThat(event.get("value").asString()).isEqualTo(phone);
+				assertThat(event.get("evictedBy").asString()).isEqualTo(bob);
+				assertThat(event.get("reason").asString()).isEqualTo("SUPERSEDED");
+				assertThat(event.get("claimTimestamp").asLong()).isEqualTo(binding.get("timestamp").asLong());
+				assertThat(event.get("evictionTimestamp").asLong())
+					.isGreaterThanOrEqualTo(event.get("claimTimestamp").asLong());
+			});
 		});
 	}
 
@@ -161,6 +165,8 @@ abstract class ValueGuardScenarios {
 
 		await("the valid claim behind the poison record is applied").atMost(PATIENCE)
 			.until(() -> this.api.binding(key).status() == 200);
+		await("the poison record on the DLQ").atMost(PATIENCE)
+			.until(() -> this.kafka.readAll("valueguard.claims.dlq").stream().anyMatch((r) -> key.equals(text(r.key()))));
 		List<ConsumerRecord<byte[], byte[]>> dead = this.kafka.readAll("valueguard.claims.dlq")
 			.stream()
 			.filter((record) -> key.equals(text(record.key())))
@@ -202,17 +208,25 @@ abstract class ValueGuardScenarios {
 			assertThat(boundOverRest(keys)).isEqualTo(expected.bindings());
 			assertThat(ownedOverRest(values)).isEqualTo(expected.owners());
 		});
-		Map<String, String> bindingsTable = new HashMap<>();
-		this.kafka.readAll("valueguard.bindings").stream().filter((record) -> keys.contains(text(record.key())))
-			.forEach((record) -> {
-				if (record.value() == null) {
-					bindingsTable.remove(text(record.key()));
-				}
-				else {
-					bindingsTable.put(text(record.key()), text(record.value()));
-				}
-			});
-		assertThat(bindingsTable).as("bindings topic read as a table, seed " + seed).isEqualTo(expected.bindings());
+		await("bindings topic read as a table matches (seed " + seed + ")").atMost(PATIENCE)
+			.untilAsserted(() -> assertThat(bindingsTable(keys)).isEqualTo(expected.bindings()));
+	}
+
+	private Map<String, String> bindingsTable(Set<String> keys) {
+		Map<String, String> table = new HashMap<>();
+		for (ConsumerRecord<byte[], byte[]> record : this.kafka.readAll("valueguard.bindings")) {
+			String key = text(record.key());
+			if (!keys.contains(key)) {
+				continue;
+			}
+			if (record.value() == null) {
+				table.remove(key);
+			}
+			else {
+				table.put(key, text(record.value()));
+			}
+		}
+		return table;
 	}
 
 	private Map<String, String> boundOverRest(Set<String> keys) {

@@ -33,7 +33,7 @@ public class ClaimPublisher {
 
 		private final ClaimRejection rejection;
 
-		InvalidClaimException(ClaimRejection rejection) {
+		public InvalidClaimException(ClaimRejection rejection) {
 			super(rejection.description());
 			this.rejection = rejection;
 		}

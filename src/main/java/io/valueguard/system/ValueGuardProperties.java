@@ -15,11 +15,12 @@ import org.springframework.validation.annotation.Validated;
  * @param applicationId prefix of both stages' Kafka Streams application ids and of the internal topics
  * @param topics the topics ValueGuard reads and writes, and how it creates them
  * @param limits what makes a claim valid
+ * @param streams how the Kafka Streams clients behave
  */
 @ConfigurationProperties("valueguard")
 @Validated
 public record ValueGuardProperties(@DefaultValue("valueguard") @NotBlank String applicationId,
-		@DefaultValue @Valid Topics topics, @DefaultValue @Valid Limits limits) {
+		@DefaultValue @Valid Topics topics, @DefaultValue @Valid Limits limits, @DefaultValue @Valid Streams streams) {
 
 	/** Application id of the key stage (claims partitioned by key, store {@code bindings}). */
 	public String keyStageApplicationId() {
@@ -64,6 +65,16 @@ public record ValueGuardProperties(@DefaultValue("valueguard") @NotBlank String 
 	 * @param maxKeyBytes longest valid key, in UTF-8 bytes
 	 * @param maxValueBytes longest valid value, in UTF-8 bytes
 	 */
+	/**
+	 * @param leaveGroupOnClose leave the consumer group when closing, so that a restarted instance gets its tasks
+	 * back at once instead of after the session timeout
+	 * @param closeTimeout how long closing the streams may take on shutdown
+	 */
+	public record Streams(@DefaultValue("true") boolean leaveGroupOnClose,
+			@DefaultValue("30s") java.time.Duration closeTimeout) {
+
+	}
+
 	public record Limits(@DefaultValue("1024") @Min(1) @Max(1_000_000) int maxKeyBytes,
 			@DefaultValue("1024") @Min(1) @Max(1_000_000) int maxValueBytes) {
 

@@ -16,7 +16,8 @@ public final class TestProperties {
 		return new ValueGuardProperties("valueguard",
 				new ValueGuardProperties.Topics("valueguard.claims", "valueguard.bindings", "valueguard.evictions",
 						"valueguard.claims.dlq", 6, (short) 1, 1),
-				new ValueGuardProperties.Limits(maxKeyBytes, maxValueBytes));
+				new ValueGuardProperties.Limits(maxKeyBytes, maxValueBytes),
+				new ValueGuardProperties.Streams(true, java.time.Duration.ofSeconds(30)));
 	}
 
 }

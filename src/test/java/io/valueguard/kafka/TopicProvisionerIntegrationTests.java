@@ -1,0 +1,81 @@
+package io.valueguard.kafka;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import io.valueguard.support.TestProperties;
+import io.valueguard.system.ValueGuardProperties;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.config.ConfigResource;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.kafka.core.KafkaAdmin;
+import org.springframework.kafka.test.EmbeddedKafkaBroker;
+import org.springframework.kafka.test.context.EmbeddedKafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+
+@Tag("integration")
+@EmbeddedKafka(partitions = 1)
+class TopicProvisionerIntegrationTests {
+
+	@Test
+	void shouldCreateEveryTopicWithFeedbackPartitionedLikeExistingClaims(EmbeddedKafkaBroker broker) throws Exception {
+		ValueGuardProperties properties = properties("first");
+		try (Admin admin = admin(broker)) {
+			admin.createTopics(List.of(new NewTopic(properties.topics().claims(), 3, (short) 1))).all().get();
+
+			TopicProvisioner provisioner = new TopicProvisioner(properties, kafkaAdmin(broker));
+
+			assertThat(provisioner.claimsPartitions()).isEqualTo(3);
+			Map<String, TopicDescription> topics = admin.describeTopics(Set.of(properties.evictionFeedbackTopic(),
+					properties.ownerCommandsTopic(), properties.topics().bindings(), properties.topics().evictions(),
+					properties.topics().dlq()))
+				.allTopicNames()
+				.get();
+			assertThat(topics.get(properties.evictionFeedbackTopic()).partitions()).hasSize(3);
+			assertThat(topics.get(properties.ownerCommandsTopic()).partitions()).hasSize(6);
+			ConfigResource bindings = new ConfigResource(ConfigResource.Type.TOPIC, properties.topics().bindings());
+			assertThat(admin.describeConfigs(List.of(bindings)).all().get().get(bindings).get("cleanup.policy").value())
+				.isEqualTo("compact");
+		}
+	}
+
+	@Test
+	void shouldFailFastWhenFeedbackTopicBreaksCoPartitioning(EmbeddedKafkaBroker broker) throws Exception {
+		ValueGuardProperties properties = properties("second");
+		try (Admin admin = admin(broker)) {
+			admin.createTopics(List.of(new NewTopic(properties.topics().claims(), 4, (short) 1),
+					new NewTopic(properties.evictionFeedbackTopic(), 2, (short) 1)))
+				.all()
+				.get();
+		}
+
+		assertThatIllegalStateException().isThrownBy(() -> new TopicProvisioner(properties, kafkaAdmin(broker)))
+			.withMessageContaining("'second-eviction-feedback' has 2 partitions")
+			.withMessageContaining("'second.claims' has 4");
+	}
+
+	private static ValueGuardProperties properties(String prefix) {
+		ValueGuardProperties defaults = TestProperties.defaults();
+		return new ValueGuardProperties(prefix,
+				new ValueGuardProperties.Topics(prefix + ".claims", prefix + ".bindings", prefix + ".evictions",
+						prefix + ".claims.dlq", 6, (short) 1, 1),
+				defaults.limits(), defaults.streams());
+	}
+
+	private static Admin admin(EmbeddedKafkaBroker broker) {
+		return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.getBrokersAsString()));
+	}
+
+	private static KafkaAdmin kafkaAdmin(EmbeddedKafkaBroker broker) {
+		return new KafkaAdmin(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.getBrokersAsString()));
+	}
+
+}
