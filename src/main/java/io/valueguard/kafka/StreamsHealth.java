@@ -10,33 +10,53 @@ import org.apache.kafka.streams.StreamsConfig;
 
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
-import org.springframework.cloud.stream.binder.kafka.streams.KafkaStreamsRegistry;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.kafka.config.StreamsBuilderFactoryBean;
 
 /**
  * Health of both stages' Kafka Streams clients. Readiness ({@code streamsReadiness}) is UP only when every client is
- * RUNNING, so that no traffic reaches an instance whose stores cannot answer. Liveness ({@code streamsLiveness})
+ * RUNNING and every active store partition has restored to within {@code valueguard.readiness.max-restore-lag}
+ * records, so that no traffic reaches an instance whose stores cannot answer. Liveness ({@code streamsLiveness})
  * stays UP through rebalances and restores and goes DOWN only when a client has failed for good, which only a
- * restart can cure.
+ * restart cures.
  */
 @Configuration(proxyBeanMethods = false)
 class StreamsHealth {
 
 	@Bean
-	HealthIndicator streamsReadinessHealthIndicator(KafkaStreamsRegistry registry) {
-		return () -> check(registry, (state) -> state == KafkaStreams.State.RUNNING);
+	HealthIndicator streamsReadinessHealthIndicator(StreamsClients clients, StoreLags lags,
+			ReadinessProperties readiness) {
+		return () -> {
+			Health states = check(clients, (state) -> state == KafkaStreams.State.RUNNING);
+			if (!states.getStatus().equals(org.springframework.boot.health.contributor.Status.UP)) {
+				return states;
+			}
+			StoreLags.Snapshot snapshot = lags.snapshot();
+			long age = System.currentTimeMillis() - snapshot.takenAtMillis();
+			if (!snapshot.complete() || age > readiness.maxLagAge().toMillis()) {
+				return Health.down().withDetail("reason", "waiting for a fresh reading of store lags").build();
+			}
+			List<String> restoring = snapshot.lags()
+				.stream()
+				.filter((lag) -> lag.active() && lag.offsetLag() > readiness.maxRestoreLag())
+				.map((lag) -> lag.store() + "-" + lag.partition() + " behind by " + lag.offsetLag())
+				.toList();
+			if (!restoring.isEmpty()) {
+				return Health.down().withDetail("restoring", restoring).build();
+			}
+			return states;
+		};
 	}
 
 	@Bean
-	HealthIndicator streamsLivenessHealthIndicator(KafkaStreamsRegistry registry) {
-		return () -> check(registry, (state) -> state != KafkaStreams.State.ERROR
+	HealthIndicator streamsLivenessHealthIndicator(StreamsClients clients) {
+		return () -> check(clients, (state) -> state != KafkaStreams.State.ERROR
 				&& state != KafkaStreams.State.PENDING_ERROR && state != KafkaStreams.State.NOT_RUNNING);
 	}
 
-	private static Health check(KafkaStreamsRegistry registry, Predicate<KafkaStreams.State> healthy) {
-		List<StreamsBuilderFactoryBean> factories = registry.streamsBuilderFactoryBeans();
+	private static Health check(StreamsClients clients, Predicate<KafkaStreams.State> healthy) {
+		List<StreamsBuilderFactoryBean> factories = clients.all();
 		if (factories.isEmpty()) {
 			return Health.down().withDetail("reason", "no Kafka Streams client has started yet").build();
 		}

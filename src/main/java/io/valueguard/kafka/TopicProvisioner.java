@@ -40,6 +40,8 @@ public class TopicProvisioner {
 
 	private final int claimsPartitions;
 
+	private int ownerCommandsPartitions;
+
 	public TopicProvisioner(ValueGuardProperties properties, KafkaAdmin kafkaAdmin) {
 		this.properties = properties;
 		try (Admin admin = Admin.create(kafkaAdmin.getConfigurationProperties())) {
@@ -50,6 +52,11 @@ public class TopicProvisioner {
 	/** Partition count of the claims topic, and so of the key stage. */
 	public int claimsPartitions() {
 		return this.claimsPartitions;
+	}
+
+	/** Partition count of the owner-commands topic, and so of the value stage. */
+	public int ownerCommandsPartitions() {
+		return this.ownerCommandsPartitions;
 	}
 
 	private int provision(Admin admin) {
@@ -70,7 +77,9 @@ public class TopicProvisioner {
 		else {
 			create(admin, feedback, claimsPartitions, Map.of());
 		}
-		ensure(admin, this.properties.ownerCommandsTopic(), topics.partitions(), Map.of());
+		this.ownerCommandsPartitions = describe(admin, this.properties.ownerCommandsTopic())
+			.map((d) -> d.partitions().size())
+			.orElseGet(() -> create(admin, this.properties.ownerCommandsTopic(), topics.partitions(), Map.of()));
 		ensure(admin, topics.bindings(), topics.partitions(),
 				Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT));
 		ensure(admin, topics.evictions(), topics.partitions(), Map.of());

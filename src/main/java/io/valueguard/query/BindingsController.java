@@ -12,12 +12,14 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PutMapping;
 import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
  * Claims, releases and lookups by key. Writes are asynchronous: a 202 means the record is on the claims topic; the
- * binding changes once the stream has processed it.
+ * binding changes once the stream has processed it. Reads go to whichever instance holds the key.
  */
 @RestController
 @RequestMapping("/api/bindings")
@@ -25,11 +27,17 @@ class BindingsController {
 
 	private final ClaimPublisher publisher;
 
-	private final StoreQueries queries;
+	private final LookupRouter router;
 
-	BindingsController(ClaimPublisher publisher, StoreQueries queries) {
+	private final Listings listings;
+
+	private final QueryProperties properties;
+
+	BindingsController(ClaimPublisher publisher, LookupRouter router, Listings listings, QueryProperties properties) {
 		this.publisher = publisher;
-		this.queries = queries;
+		this.router = router;
+		this.listings = listings;
+		this.properties = properties;
 	}
 
 	@PutMapping(path = "/{key}", consumes = MediaType.TEXT_PLAIN_VALUE)
@@ -45,8 +53,18 @@ class BindingsController {
 	}
 
 	@GetMapping("/{key}")
-	BindingView binding(@PathVariable String key) {
-		return this.queries.binding(key).orElseThrow(() -> new NotFoundException("binding", "key", key));
+	ResponseEntity<BindingView> binding(@PathVariable String key, @RequestParam(required = false) @Nullable Long maxLag,
+			@RequestHeader(name = ForwardingHeaders.FORWARDED, required = false) @Nullable String forwardedBy) {
+		Answer<BindingView> answer = this.router.binding(key, Responses.maxLag(maxLag), forwardedBy != null);
+		return Responses.answer(answer, "binding", "key", key);
+	}
+
+	@GetMapping
+	Object list(@RequestParam(required = false) @Nullable String after,
+			@RequestParam(defaultValue = "100") int limit,
+			@RequestHeader(name = ForwardingHeaders.FORWARDED, required = false) @Nullable String forwardedBy) {
+		int size = Responses.limit(limit, this.properties);
+		return (forwardedBy != null) ? this.listings.localBindings(after, size) : this.listings.bindings(after, size);
 	}
 
 	private static ResponseEntity<ClaimPublisher.Receipt> accepted(String key, ClaimPublisher.Receipt receipt) {

@@ -1,8 +1,13 @@
 package io.valueguard.query;
 
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /** Lookups by value: who owns it, from the {@code owners} store, the authority on ownership. */
@@ -10,15 +15,31 @@ import org.springframework.web.bind.annotation.RestController;
 @RequestMapping("/api/owners")
 class OwnersController {
 
-	private final StoreQueries queries;
+	private final LookupRouter router;
 
-	OwnersController(StoreQueries queries) {
-		this.queries = queries;
+	private final Listings listings;
+
+	private final QueryProperties properties;
+
+	OwnersController(LookupRouter router, Listings listings, QueryProperties properties) {
+		this.router = router;
+		this.listings = listings;
+		this.properties = properties;
 	}
 
 	@GetMapping("/{value}")
-	OwnerView owner(@PathVariable String value) {
-		return this.queries.owner(value).orElseThrow(() -> new NotFoundException("owner", "value", value));
+	ResponseEntity<OwnerView> owner(@PathVariable String value, @RequestParam(required = false) @Nullable Long maxLag,
+			@RequestHeader(name = ForwardingHeaders.FORWARDED, required = false) @Nullable String forwardedBy) {
+		Answer<OwnerView> answer = this.router.owner(value, Responses.maxLag(maxLag), forwardedBy != null);
+		return Responses.answer(answer, "owner", "value", value);
+	}
+
+	@GetMapping
+	Object list(@RequestParam(required = false) @Nullable String after,
+			@RequestParam(defaultValue = "100") int limit,
+			@RequestHeader(name = ForwardingHeaders.FORWARDED, required = false) @Nullable String forwardedBy) {
+		int size = Responses.limit(limit, this.properties);
+		return (forwardedBy != null) ? this.listings.localOwners(after, size) : this.listings.owners(after, size);
 	}
 
 }

@@ -1,11 +1,13 @@
 package io.valueguard.query;
 
-/** The store cannot answer now (starting, rebalancing, restoring): the client should retry shortly. */
+import java.time.Duration;
+
+/** No instance could answer within the retry budget (starting, rebalancing, restoring, unreachable). */
 public class StoreUnavailableException extends RuntimeException {
 
-	StoreUnavailableException(String store, Throwable cause) {
-		super("The " + store + " store is not available on this instance right now (starting, rebalancing or "
-				+ "restoring); retry shortly", cause);
+	public StoreUnavailableException(String store, String reason, Duration budget) {
+		super("The " + store + " store could not answer within " + budget.toMillis() + " ms (" + reason
+				+ "); retry shortly");
 	}
 
 }

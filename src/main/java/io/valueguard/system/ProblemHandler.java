@@ -3,6 +3,8 @@ package io.valueguard.system;
 import java.net.URI;
 
 import io.valueguard.claims.ClaimPublisher;
+import io.valueguard.query.ForwardingHeaders;
+import io.valueguard.query.InvalidRequestException;
 import io.valueguard.query.NotFoundException;
 import io.valueguard.query.StoreUnavailableException;
 import org.apache.commons.logging.Log;
@@ -49,7 +51,16 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
 
 	@ExceptionHandler(NotFoundException.class)
 	ResponseEntity<ProblemDetail> notFound(NotFoundException ex) {
-		return ResponseEntity.of(problem(HttpStatus.NOT_FOUND, "not-found", "Not found", ex.getMessage())).build();
+		HttpHeaders headers = (ex.answer() != null) ? ForwardingHeaders.of(ex.answer()) : new HttpHeaders();
+		return ResponseEntity.status(HttpStatus.NOT_FOUND)
+			.headers(headers)
+			.body(problem(HttpStatus.NOT_FOUND, "not-found", "Not found", ex.getMessage()));
+	}
+
+	@ExceptionHandler(InvalidRequestException.class)
+	ResponseEntity<ProblemDetail> invalidRequest(InvalidRequestException ex) {
+		return ResponseEntity.of(problem(HttpStatus.BAD_REQUEST, "invalid-request", "Invalid request", ex.getMessage()))
+			.build();
 	}
 
 	@ExceptionHandler(RuntimeException.class)

@@ -1,18 +1,19 @@
 package io.valueguard.query;
 
-import java.util.Optional;
-
 import io.valueguard.claims.ClaimPublisher;
 import io.valueguard.claims.ClaimRejection;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.boot.webmvc.test.autoconfigure.WebMvcTest;
 import org.springframework.http.MediaType;
 import org.springframework.test.context.bean.override.mockito.MockitoBean;
 import org.springframework.test.web.servlet.MockMvc;
 
 import static org.mockito.ArgumentMatchers.eq;
+import static org.mockito.ArgumentMatchers.isNull;
 import static org.mockito.ArgumentMatchers.anyString;
 import static org.mockito.BDDMockito.given;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
@@ -28,11 +29,20 @@ import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.
 		properties = "valueguard.embedded-kafka.enabled=false")
 class BindingsControllerTests {
 
+	@TestConfiguration
+	@EnableConfigurationProperties(QueryProperties.class)
+	static class Settings {
+
+	}
+
 	@Autowired
 	private MockMvc mvc;
 
 	@MockitoBean
-	private StoreQueries queries;
+	private LookupRouter router;
+
+	@MockitoBean
+	private Listings listings;
 
 	@MockitoBean
 	private ClaimPublisher publisher;
@@ -50,14 +60,66 @@ class BindingsControllerTests {
 	}
 
 	@Test
-	void shouldAnswerBindingAsJson() throws Exception {
-		given(this.queries.binding("alice")).willReturn(Optional.of(new BindingView("alice", "phone", 1000)));
+	void shouldAnswerBindingAsJsonSayingWhoServedIt() throws Exception {
+		given(this.router.binding("alice", null, false))
+			.willReturn(new Answer<>(new BindingView("alice", "phone", 1000), "host-a:8080", null));
 
 		this.mvc.perform(get("/api/bindings/alice"))
 			.andExpect(status().isOk())
+			.andExpect(header().string("X-ValueGuard-Served-By", "host-a:8080"))
+			.andExpect(header().doesNotExist("X-ValueGuard-Stale"))
 			.andExpect(jsonPath("$.key").value("alice"))
 			.andExpect(jsonPath("$.value").value("phone"))
 			.andExpect(jsonPath("$.timestamp").value(1000));
+	}
+
+	@Test
+	void shouldSayHowStaleWhenStandbyAnswers() throws Exception {
+		given(this.router.owner("phone", 10L, false))
+			.willReturn(new Answer<>(new OwnerView("phone", "alice", 1000), "host-b:8080", 3L));
+
+		this.mvc.perform(get("/api/owners/phone").param("maxLag", "10"))
+			.andExpect(status().isOk())
+			.andExpect(header().string("X-ValueGuard-Served-By", "host-b:8080"))
+			.andExpect(header().string("X-ValueGuard-Stale", "true"))
+			.andExpect(header().string("X-ValueGuard-Offset-Lag", "3"))
+			.andExpect(jsonPath("$.key").value("alice"));
+	}
+
+	@Test
+	void shouldTellLookupItWasForwarded() throws Exception {
+		given(this.router.binding("alice", null, true))
+			.willReturn(new Answer<>(new BindingView("alice", "phone", 1000), "host-c:8080", null));
+
+		this.mvc.perform(get("/api/bindings/alice").header("X-ValueGuard-Forwarded", "host-a:8080"))
+			.andExpect(status().isOk())
+			.andExpect(header().string("X-ValueGuard-Served-By", "host-c:8080"));
+	}
+
+	@Test
+	void shouldAnswer400ProblemWhenParametersAreOutOfRange() throws Exception {
+		this.mvc.perform(get("/api/bindings/alice").param("maxLag", "-1"))
+			.andExpect(status().isBadRequest())
+			.andExpect(content().contentTypeCompatibleWith(MediaType.APPLICATION_PROBLEM_JSON))
+			.andExpect(jsonPath("$.type").value("https://valueguard.io/problems/invalid-request"));
+		this.mvc.perform(get("/api/bindings").param("limit", "0"))
+			.andExpect(status().isBadRequest())
+			.andExpect(jsonPath("$.detail").value("limit must be between 1 and 1000, not 0"));
+		this.mvc.perform(get("/api/bindings/alice").param("maxLag", "lots"))
+			.andExpect(status().isBadRequest())
+			.andExpect(content().contentTypeCompatibleWith(MediaType.APPLICATION_PROBLEM_JSON));
+	}
+
+	@Test
+	void shouldPageBindings() throws Exception {
+		given(this.listings.bindings("alice", 2)).willReturn(new Page<>(
+				java.util.List.of(new BindingView("bob", "v1", 1), new BindingView("carol", "v2", 2)), "carol"));
+
+		this.mvc.perform(get("/api/bindings").param("after", "alice").param("limit", "2"))
+			.andExpect(status().isOk())
+			.andExpect(jsonPath("$.items[0].key").value("bob"))
+			.andExpect(jsonPath("$.items[1].key").value("carol"))
+			.andExpect(jsonPath("$.next").value("carol"));
 	}
 
 	@Test
@@ -76,10 +138,11 @@ class BindingsControllerTests {
 
 	@Test
 	void shouldAnswer404ProblemWhenNothingIsBound() throws Exception {
-		given(this.queries.owner("phone")).willReturn(Optional.empty());
+		given(this.router.owner("phone", null, false)).willReturn(new Answer<>(null, "host-b:8080", null));
 
 		this.mvc.perform(get("/api/owners/phone"))
 			.andExpect(status().isNotFound())
+			.andExpect(header().string("X-ValueGuard-Served-By", "host-b:8080"))
 			.andExpect(content().contentTypeCompatibleWith(MediaType.APPLICATION_PROBLEM_JSON))
 			.andExpect(jsonPath("$.title").value("Not found"))
 			.andExpect(jsonPath("$.detail").value("No owner for value 'phone'"));
@@ -87,8 +150,8 @@ class BindingsControllerTests {
 
 	@Test
 	void shouldAnswer503WithRetryAfterWhenStoreIsUnavailable() throws Exception {
-		given(this.queries.binding(anyString()))
-			.willThrow(new StoreUnavailableException("bindings", new IllegalStateException("rebalancing")));
+		given(this.router.binding(anyString(), isNull(), eq(false))).willThrow(
+				new StoreUnavailableException("bindings", "rebalancing", java.time.Duration.ofSeconds(5)));
 
 		this.mvc.perform(get("/api/bindings/alice"))
 			.andExpect(status().isServiceUnavailable())

@@ -1,0 +1,72 @@
+package io.valueguard.kafka;
+
+import java.util.List;
+import java.util.Optional;
+
+import io.valueguard.system.ValueGuardProperties;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.state.HostInfo;
+
+import org.springframework.cloud.stream.binder.kafka.streams.KafkaStreamsRegistry;
+import org.springframework.core.env.Environment;
+import org.springframework.kafka.config.StreamsBuilderFactoryBean;
+import org.springframework.stereotype.Component;
+
+/**
+ * Finds the Kafka Streams client behind each store: {@code bindings} lives in the key stage, {@code owners} in the
+ * value stage. Also knows this instance's advertised address, the {@code application.server} other instances use.
+ */
+@Component
+public class StreamsClients {
+
+	/** The key stage's store: key to its current claim. */
+	public static final String BINDINGS = "bindings";
+
+	/** The value stage's store: value to its top claim. */
+	public static final String OWNERS = "owners";
+
+	private static final String APPLICATION_SERVER = "spring.cloud.stream.kafka.streams.binder.configuration."
+			+ StreamsConfig.APPLICATION_SERVER_CONFIG;
+
+	private final KafkaStreamsRegistry registry;
+
+	private final ValueGuardProperties properties;
+
+	private final HostInfo self;
+
+	public StreamsClients(KafkaStreamsRegistry registry, ValueGuardProperties properties, Environment environment) {
+		this.registry = registry;
+		this.properties = properties;
+		this.self = HostInfo.buildFromEndpoint(environment.getRequiredProperty(APPLICATION_SERVER));
+	}
+
+	/** This instance, as other instances and Kafka Streams metadata name it. */
+	public HostInfo self() {
+		return this.self;
+	}
+
+	public String applicationId(String store) {
+		return switch (store) {
+			case BINDINGS -> this.properties.keyStageApplicationId();
+			case OWNERS -> this.properties.valueStageApplicationId();
+			default -> throw new IllegalArgumentException("Unknown store " + store);
+		};
+	}
+
+	/** The client that holds {@code store}, while it has been started. */
+	public Optional<KafkaStreams> forStore(String store) {
+		String applicationId = applicationId(store);
+		return all().stream()
+			.filter((factory) -> factory.getStreamsConfiguration() != null && applicationId
+				.equals(factory.getStreamsConfiguration().getProperty(StreamsConfig.APPLICATION_ID_CONFIG)))
+			.map(StreamsBuilderFactoryBean::getKafkaStreams)
+			.filter(java.util.Objects::nonNull)
+			.findFirst();
+	}
+
+	public List<StreamsBuilderFactoryBean> all() {
+		return this.registry.streamsBuilderFactoryBeans();
+	}
+
+}

@@ -1,0 +1,210 @@
+package io.valueguard.query;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+import io.valueguard.kafka.StreamsClients;
+import io.valueguard.kafka.TopicProvisioner;
+import io.valueguard.owners.ClaimOrder;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.StoreQueryParameters;
+import org.apache.kafka.streams.StreamsMetadata;
+import org.apache.kafka.streams.TaskMetadata;
+import org.apache.kafka.streams.ThreadMetadata;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.state.HostInfo;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.QueryableStoreTypes;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.core.ParameterizedTypeReference;
+import org.springframework.stereotype.Component;
+
+/**
+ * Listings across instances: every instance pages through the store partitions it is active for, the instance asked
+ * merges the pages in key order (UTF-8 byte order, as RocksDB keeps them) and checks that every partition answered
+ * exactly once, so that each entry appears once. A listing during a rebalance retries within the budget.
+ */
+@Component
+class Listings {
+
+	private static final ParameterizedTypeReference<LocalPage<BindingView>> BINDING_PAGE = new ParameterizedTypeReference<>() {
+	};
+
+	private static final ParameterizedTypeReference<LocalPage<OwnerView>> OWNER_PAGE = new ParameterizedTypeReference<>() {
+	};
+
+	private final StreamsClients clients;
+
+	private final RemoteInstances remote;
+
+	private final TopicProvisioner topics;
+
+	private final QueryProperties properties;
+
+	Listings(StreamsClients clients, RemoteInstances remote, TopicProvisioner topics, QueryProperties properties) {
+		this.clients = clients;
+		this.remote = remote;
+		this.topics = topics;
+		this.properties = properties;
+	}
+
+	Page<BindingView> bindings(@Nullable String after, int limit) {
+		return page(StoreView.BINDINGS, after, limit, BINDING_PAGE, this.topics.claimsPartitions());
+	}
+
+	Page<OwnerView> owners(@Nullable String after, int limit) {
+		return page(StoreView.OWNERS, after, limit, OWNER_PAGE, this.topics.ownerCommandsPartitions());
+	}
+
+	LocalPage<BindingView> localBindings(@Nullable String after, int limit) {
+		return local(StoreView.BINDINGS, after, limit);
+	}
+
+	LocalPage<OwnerView> localOwners(@Nullable String after, int limit) {
+		return local(StoreView.OWNERS, after, limit);
+	}
+
+	private <V, T> Page<T> page(StoreView<V, T> view, @Nullable String after, int limit,
+			ParameterizedTypeReference<LocalPage<T>> type, int partitions) {
+		long deadline = System.nanoTime() + this.properties.retryBudget().toNanos();
+		String problem;
+		while (true) {
+			try {
+				Page<T> page = merge(view, gather(view, after, limit, type), limit, partitions);
+				if (page != null) {
+					return page;
+				}
+				problem = "not every partition answered exactly once";
+			}
+			catch (CompletionException | InvalidStateStoreException | RemoteInstances.UnavailableException ex) {
+				problem = (ex.getCause() != null) ? ex.getCause().getMessage() : ex.getMessage();
+			}
+			if (System.nanoTime() + this.properties.retryBackoff().toNanos() > deadline) {
+				throw new StoreUnavailableException(view.store(), problem, this.properties.retryBudget());
+			}
+			try {
+				Thread.sleep(this.properties.retryBackoff().toMillis());
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new IllegalStateException(ex);
+			}
+		}
+	}
+
+	private <V, T> List<LocalPage<T>> gather(StoreView<V, T> view, @Nullable String after, int limit,
+			ParameterizedTypeReference<LocalPage<T>> type) {
+		KafkaStreams streams = this.clients.forStore(view.store())
+			.orElseThrow(() -> new InvalidStateStoreException("the " + view.store() + " stage has not started"));
+		Set<HostInfo> hosts = new LinkedHashSet<>();
+		hosts.add(this.clients.self());
+		for (StreamsMetadata metadata : streams.streamsMetadataForStore(view.store())) {
+			hosts.add(metadata.hostInfo());
+		}
+		List<CompletableFuture<LocalPage<T>>> pages = new ArrayList<>();
+		for (HostInfo host : hosts) {
+			pages.add(host.equals(this.clients.self())
+					? CompletableFuture.supplyAsync(() -> local(view, after, limit), this.remote.fanOut())
+					: CompletableFuture.supplyAsync(() -> this.remote.page(host, view, after, limit, type),
+							this.remote.fanOut()));
+		}
+		return pages.stream().map(CompletableFuture::join).toList();
+	}
+
+	/** The merged page, or null when the pages do not cover every partition exactly once. */
+	private <T> @Nullable Page<T> merge(StoreView<?, T> view, List<LocalPage<T>> pages, int limit, int partitions) {
+		Set<Integer> seen = new HashSet<>();
+		for (LocalPage<T> page : pages) {
+			for (int partition : page.partitions()) {
+				if (!seen.add(partition)) {
+					return null;
+				}
+			}
+		}
+		if (seen.size() != partitions) {
+			return null;
+		}
+		List<T> items = new ArrayList<>();
+		boolean more = false;
+		for (LocalPage<T> page : pages) {
+			items.addAll(page.items());
+			more |= page.more();
+		}
+		items.sort(Comparator.comparing(view.keyOf(), ClaimOrder::compareKeys));
+		if (items.size() > limit) {
+			items = items.subList(0, limit);
+			more = true;
+		}
+		String next = (more && !items.isEmpty()) ? view.keyOf().apply(items.get(items.size() - 1)) : null;
+		return new Page<>(List.copyOf(items), next);
+	}
+
+	/** This instance's share: entries after the cursor from every partition it is active for. */
+	private <V, T> LocalPage<T> local(StoreView<V, T> view, @Nullable String after, int limit) {
+		KafkaStreams streams = this.clients.forStore(view.store())
+			.orElseThrow(() -> new InvalidStateStoreException("the " + view.store() + " stage has not started"));
+		List<Integer> served = new ArrayList<>();
+		List<T> items = new ArrayList<>();
+		boolean more = false;
+		for (int partition : activePartitions(streams)) {
+			StoreQueryParameters<ReadOnlyKeyValueStore<String, V>> parameters = StoreQueryParameters
+				.fromNameAndType(view.store(), QueryableStoreTypes.<String, V>keyValueStore())
+				.withPartition(partition);
+			ReadOnlyKeyValueStore<String, V> store;
+			try {
+				store = streams.store(parameters);
+			}
+			catch (InvalidStateStoreException ex) {
+				// restoring or migrating: leave it out, and the caller sees the partition missing
+				continue;
+			}
+			int found = 0;
+			try (KeyValueIterator<String, V> entries = (after != null) ? store.range(after, null) : store.all()) {
+				while (entries.hasNext()) {
+					KeyValue<String, V> entry = entries.next();
+					if (entry.key.equals(after)) {
+						continue;
+					}
+					T item = view.view().apply(entry.key, entry.value);
+					if (item == null) {
+						continue;
+					}
+					if (found == limit) {
+						more = true;
+						break;
+					}
+					items.add(item);
+					found++;
+				}
+			}
+			served.add(partition);
+		}
+		items.sort(Comparator.comparing(view.keyOf(), ClaimOrder::compareKeys));
+		if (items.size() > limit) {
+			items = new ArrayList<>(items.subList(0, limit));
+			more = true;
+		}
+		return new LocalPage<>(Hosts.name(this.clients.self()), items, served, more);
+	}
+
+	private static List<Integer> activePartitions(KafkaStreams streams) {
+		List<Integer> partitions = new ArrayList<>();
+		for (ThreadMetadata thread : streams.metadataForLocalThreads()) {
+			for (TaskMetadata task : thread.activeTasks()) {
+				partitions.add(task.taskId().partition());
+			}
+		}
+		partitions.sort(Integer::compare);
+		return partitions;
+	}
+
+}

@@ -1,0 +1,177 @@
+package io.valueguard.query;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import io.valueguard.kafka.StoreLags;
+import io.valueguard.kafka.StreamsClients;
+import org.apache.kafka.common.serialization.Serializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.KeyQueryMetadata;
+import org.apache.kafka.streams.StoreQueryParameters;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.state.HostInfo;
+import org.apache.kafka.streams.state.QueryableStoreTypes;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.stereotype.Component;
+
+/**
+ * Answers a lookup wherever the key lives. Kafka Streams metadata names the partition and its active host; this
+ * instance reads that exact partition if it is the active host, and otherwise forwards once to the host that is.
+ * Through a rebalance, a restore or an unreachable host it retries within {@code valueguard.query.retry-budget},
+ * then gives up with a 503. With {@code maxLag}, a standby or restoring store whose lag is at most that may answer.
+ */
+@Component
+public class LookupRouter {
+
+	private static final Serializer<String> KEYS = new StringSerializer();
+
+	private final StreamsClients clients;
+
+	private final StoreLags lags;
+
+	private final RemoteInstances remote;
+
+	private final QueryProperties properties;
+
+	private final @Nullable Cache<String, Answer<?>> remoteAnswers;
+
+	LookupRouter(StreamsClients clients, StoreLags lags, RemoteInstances remote, QueryProperties properties) {
+		this.clients = clients;
+		this.lags = lags;
+		this.remote = remote;
+		this.properties = properties;
+		this.remoteAnswers = properties.remoteCacheTtl().isZero() ? null
+				: Caffeine.newBuilder()
+					.expireAfterWrite(properties.remoteCacheTtl())
+					.maximumSize(properties.remoteCacheSize())
+					.build();
+	}
+
+	public Answer<BindingView> binding(String key, @Nullable Long maxLag, boolean forwarded) {
+		return lookup(StoreView.BINDINGS, key, maxLag, forwarded);
+	}
+
+	public Answer<OwnerView> owner(String value, @Nullable Long maxLag, boolean forwarded) {
+		return lookup(StoreView.OWNERS, value, maxLag, forwarded);
+	}
+
+	private <V, T> Answer<T> lookup(StoreView<V, T> view, String key, @Nullable Long maxLag, boolean forwarded) {
+		long deadline = System.nanoTime() + this.properties.retryBudget().toNanos();
+		String lastProblem = "not started";
+		while (true) {
+			try {
+				Answer<T> answer = attempt(view, key, maxLag, forwarded);
+				if (answer != null) {
+					return answer;
+				}
+				lastProblem = "no instance holds the partition in a queryable state";
+			}
+			catch (InvalidStateStoreException | RemoteInstances.UnavailableException ex) {
+				lastProblem = ex.getMessage();
+			}
+			if (System.nanoTime() + this.properties.retryBackoff().toNanos() > deadline) {
+				throw new StoreUnavailableException(view.store(), lastProblem, this.properties.retryBudget());
+			}
+			pause(this.properties.retryBackoff());
+		}
+	}
+
+	/** One try: an answer, or null when nobody can answer right now. */
+	private <V, T> @Nullable Answer<T> attempt(StoreView<V, T> view, String key, @Nullable Long maxLag,
+			boolean forwarded) {
+		KafkaStreams streams = this.clients.forStore(view.store())
+			.orElseThrow(() -> new InvalidStateStoreException("the " + view.store() + " stage has not started"));
+		KeyQueryMetadata metadata = streams.queryMetadataForKey(view.store(), key, KEYS);
+		if (metadata == null || metadata.equals(KeyQueryMetadata.NOT_AVAILABLE)) {
+			return null;
+		}
+		HostInfo self = this.clients.self();
+		List<HostInfo> candidates = new ArrayList<>();
+		candidates.add(metadata.activeHost());
+		if (maxLag != null) {
+			candidates.addAll(metadata.standbyHosts());
+		}
+		for (HostInfo host : candidates) {
+			boolean active = host.equals(metadata.activeHost());
+			if (host.equals(self)) {
+				Answer<T> answer = local(streams, view, key, metadata.partition(), active, maxLag);
+				if (answer != null) {
+					return answer;
+				}
+			}
+			else if (!forwarded) {
+				try {
+					return remote(host, view, key, maxLag);
+				}
+				catch (RemoteInstances.UnavailableException ex) {
+					if (host == candidates.get(candidates.size() - 1)) {
+						throw ex;
+					}
+				}
+			}
+		}
+		return null;
+	}
+
+	private <V, T> @Nullable Answer<T> local(KafkaStreams streams, StoreView<V, T> view, String key, int partition,
+			boolean active, @Nullable Long maxLag) {
+		String self = Hosts.name(this.clients.self());
+		if (active) {
+			try {
+				return new Answer<>(read(streams, view, key, partition, false), self, null);
+			}
+			catch (InvalidStateStoreException ex) {
+				if (maxLag == null) {
+					throw ex;
+				}
+				// restoring: a stale read may still be acceptable below
+			}
+		}
+		if (maxLag == null) {
+			return null;
+		}
+		OptionalLong lag = this.lags.lag(view.store(), partition);
+		if (lag.isEmpty() || lag.getAsLong() > maxLag) {
+			return null;
+		}
+		return new Answer<>(read(streams, view, key, partition, true), self, lag.getAsLong());
+	}
+
+	private static <V, T> @Nullable T read(KafkaStreams streams, StoreView<V, T> view, String key, int partition,
+			boolean stale) {
+		StoreQueryParameters<ReadOnlyKeyValueStore<String, V>> parameters = StoreQueryParameters
+			.fromNameAndType(view.store(), QueryableStoreTypes.<String, V>keyValueStore())
+			.withPartition(partition);
+		ReadOnlyKeyValueStore<String, V> store = streams.store(stale ? parameters.enableStaleStores() : parameters);
+		V value = store.get(key);
+		return (value != null) ? view.view().apply(key, value) : null;
+	}
+
+	@SuppressWarnings("unchecked")
+	private <T> Answer<T> remote(HostInfo host, StoreView<?, T> view, String key, @Nullable Long maxLag) {
+		if (this.remoteAnswers == null) {
+			return this.remote.lookup(host, view, key, maxLag);
+		}
+		String cacheKey = view.store() + '\u0000' + maxLag + '\u0000' + key;
+		return (Answer<T>) this.remoteAnswers.get(cacheKey, (ignored) -> this.remote.lookup(host, view, key, maxLag));
+	}
+
+	private static void pause(Duration backoff) {
+		try {
+			Thread.sleep(backoff.toMillis());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while waiting to retry a lookup", ex);
+		}
+	}
+
+}

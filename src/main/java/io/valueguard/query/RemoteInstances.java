@@ -1,0 +1,134 @@
+package io.valueguard.query;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+import io.valueguard.kafka.StreamsClients;
+import org.apache.kafka.streams.state.HostInfo;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.core.ParameterizedTypeReference;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.client.JdkClientHttpRequestFactory;
+import org.springframework.stereotype.Component;
+import org.springframework.web.client.RestClient;
+import org.springframework.web.client.RestClientException;
+import org.springframework.web.util.UriComponentsBuilder;
+
+/**
+ * Calls other instances: one pooled {@link RestClient} with connect and read timeouts. Every call carries
+ * {@link ForwardingHeaders#FORWARDED}, so the other instance answers from its own stores and never forwards again.
+ */
+@Component
+class RemoteInstances implements DisposableBean {
+
+	/** The other instance could not answer: unreachable, timed out, or not (yet) holding the partition. */
+	static final class UnavailableException extends RuntimeException {
+
+		UnavailableException(String message, @Nullable Throwable cause) {
+			super(message, cause);
+		}
+
+	}
+
+	private final RestClient client;
+
+	private final String self;
+
+	private final ExecutorService fanOut = Executors.newFixedThreadPool(8, (task) -> {
+		Thread thread = new Thread(task, "valueguard-fan-out");
+		thread.setDaemon(true);
+		return thread;
+	});
+
+	RemoteInstances(QueryProperties properties, StreamsClients clients) {
+		HttpClient http = HttpClient.newBuilder().connectTimeout(properties.connectTimeout()).build();
+		JdkClientHttpRequestFactory factory = new JdkClientHttpRequestFactory(http);
+		factory.setReadTimeout(properties.readTimeout());
+		this.client = RestClient.builder().requestFactory(factory).build();
+		this.self = Hosts.name(clients.self());
+	}
+
+	ExecutorService fanOut() {
+		return this.fanOut;
+	}
+
+	/** Looks one entry up on {@code host}; an empty entry means the host holds the partition and the key is absent. */
+	<T> Answer<T> lookup(HostInfo host, StoreView<?, T> view, String key, @Nullable Long maxLag) {
+		URI uri = uri(host, view.path() + "/{key}", maxLag, key);
+		return call(host, () -> this.client.get().uri(uri).header(ForwardingHeaders.FORWARDED, this.self)
+			.exchange((request, response) -> {
+				String servedBy = Optional.ofNullable(response.getHeaders().getFirst(ForwardingHeaders.SERVED_BY))
+					.orElse(Hosts.name(host));
+				Long lag = Optional.ofNullable(response.getHeaders().getFirst(ForwardingHeaders.OFFSET_LAG))
+					.map(Long::valueOf)
+					.orElse(null);
+				if (response.getStatusCode().isSameCodeAs(HttpStatus.OK)) {
+					return new Answer<>(response.bodyTo(view.type()), servedBy, lag);
+				}
+				if (response.getStatusCode().isSameCodeAs(HttpStatus.NOT_FOUND)) {
+					return new Answer<T>(null, servedBy, lag);
+				}
+				throw new UnavailableException(Hosts.name(host) + " answered " + response.getStatusCode(), null);
+			}));
+	}
+
+	<T> LocalPage<T> page(HostInfo host, StoreView<?, T> view, @Nullable String after, int limit,
+			ParameterizedTypeReference<LocalPage<T>> type) {
+		URI uri = UriComponentsBuilder.fromUriString("http://" + Hosts.name(host) + view.path())
+			.queryParamIfPresent("after", Optional.ofNullable(after))
+			.queryParam("limit", limit)
+			.encode()
+			.build()
+			.toUri();
+		return call(host, () -> this.client.get().uri(uri).header(ForwardingHeaders.FORWARDED, this.self)
+			.exchange((request, response) -> {
+				if (response.getStatusCode().isSameCodeAs(HttpStatus.OK)) {
+					return response.bodyTo(type);
+				}
+				throw new UnavailableException(Hosts.name(host) + " answered " + response.getStatusCode(), null);
+			}));
+	}
+
+	InstanceReport report(HostInfo host) {
+		URI uri = URI.create("http://" + Hosts.name(host) + "/api/instances");
+		return call(host, () -> this.client.get()
+			.uri(uri)
+			.header(ForwardingHeaders.FORWARDED, this.self)
+			.retrieve()
+			.body(InstanceReport.class));
+	}
+
+	private static URI uri(HostInfo host, String path, @Nullable Long maxLag, String key) {
+		return UriComponentsBuilder.fromUriString("http://" + Hosts.name(host) + path)
+			.queryParamIfPresent("maxLag", Optional.ofNullable(maxLag))
+			.encode()
+			.buildAndExpand(key)
+			.toUri();
+	}
+
+	private static <R> R call(HostInfo host, java.util.function.Supplier<R> call) {
+		try {
+			R result = call.get();
+			if (result == null) {
+				throw new UnavailableException(Hosts.name(host) + " sent an empty answer", null);
+			}
+			return result;
+		}
+		catch (RestClientException ex) {
+			Throwable cause = (ex.getCause() instanceof IOException io) ? io : ex;
+			throw new UnavailableException("Cannot reach " + Hosts.name(host) + ": " + cause.getMessage(), ex);
+		}
+	}
+
+	@Override
+	public void destroy() {
+		this.fanOut.shutdownNow();
+	}
+
+}

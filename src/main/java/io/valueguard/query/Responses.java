@@ -1,0 +1,35 @@
+package io.valueguard.query;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.http.ResponseEntity;
+
+/** Turns answers into HTTP responses, with the headers that say who served them and how stale they may be. */
+final class Responses {
+
+	private Responses() {
+	}
+
+	static <T> ResponseEntity<T> answer(Answer<T> answer, String what, String by, String id) {
+		if (answer.entry() == null) {
+			throw new NotFoundException(what, by, id, answer);
+		}
+		return ResponseEntity.ok().headers(ForwardingHeaders.of(answer)).body(answer.entry());
+	}
+
+	static @Nullable Long maxLag(@Nullable Long maxLag) {
+		if (maxLag != null && maxLag < 0) {
+			throw new InvalidRequestException("maxLag must be zero or more records, not " + maxLag);
+		}
+		return maxLag;
+	}
+
+	static int limit(int limit, QueryProperties properties) {
+		if (limit < 1 || limit > properties.maxPageSize()) {
+			throw new InvalidRequestException(
+					"limit must be between 1 and " + properties.maxPageSize() + ", not " + limit);
+		}
+		return limit;
+	}
+
+}

@@ -1,0 +1,243 @@
+package io.valueguard.query;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import io.valueguard.ValueGuardApplication;
+import io.valueguard.support.ApiClient;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.kafka.test.EmbeddedKafkaBroker;
+import org.springframework.kafka.test.context.EmbeddedKafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Three instances on three ports, one broker, 6 partitions: any instance answers any lookup and listing, identically,
+ * and keeps answering when one instance goes away. The third instance leaves without telling the group (as a crashed
+ * pod would), so there is a gap until the group notices: stale reads with {@code maxLag} answer during it, and plain
+ * lookups are answered by the new active once it is over.
+ */
+@Tag("integration")
+@EmbeddedKafka(partitions = 6, brokerProperties = { "transaction.state.log.replication.factor=1",
+		"transaction.state.log.min.isr=1", "offsets.topic.replication.factor=1" })
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class MultiInstanceIntegrationTests {
+
+	private static final Duration PATIENCE = Duration.ofSeconds(90);
+
+	private static final List<ConfigurableApplicationContext> instances = new ArrayList<>();
+
+	private static final List<ApiClient> apis = new ArrayList<>();
+
+	private static final List<String> names = new ArrayList<>();
+
+	private static final Map<String, String> expectedBindings = new LinkedHashMap<>();
+
+	private static final Map<String, String> expectedOwners = new LinkedHashMap<>();
+
+	@TempDir
+	static Path state;
+
+	@BeforeAll
+	static void startThreeInstances(EmbeddedKafkaBroker broker) {
+		for (int i = 0; i < 3; i++) {
+			int port = freePort();
+			List<String> args = new ArrayList<>(List.of("--server.port=" + port,
+					"--spring.kafka.bootstrap-servers=" + broker.getBrokersAsString(),
+					"--valueguard.embedded-kafka.enabled=false", "--valueguard.topics.partitions=6",
+					"--valueguard.state-dir=" + state.resolve("instance-" + i), "--valueguard.standby-replicas=1",
+					"--valueguard.query.retry-budget=3s",
+					"--spring.cloud.stream.kafka.streams.binder.configuration.commit.interval.ms=50",
+					"--spring.cloud.stream.kafka.streams.binder.configuration.session.timeout.ms=10000"));
+			if (i == 2) {
+				// the one that will go away does so without leaving the group, like a crash
+				args.add("--valueguard.streams.leave-group-on-close=false");
+			}
+			instances.add(new SpringApplicationBuilder(ValueGuardApplication.class).run(args.toArray(String[]::new)));
+			apis.add(new ApiClient(port));
+			names.add("localhost:" + port);
+		}
+		for (ApiClient api : apis) {
+			await("instance ready").atMost(PATIENCE)
+				.until(() -> api.get("/actuator/health/readiness").status() == 200);
+		}
+	}
+
+	@AfterAll
+	static void stopInstances() {
+		instances.forEach(ConfigurableApplicationContext::close);
+	}
+
+	@Test
+	@Order(1)
+	void shouldAnswerEveryLookupIdenticallyFromEveryInstance() {
+		for (int i = 0; i < 40; i++) {
+			assertThat(apis.get(0).claim("key-" + i, "value-" + i).status()).isEqualTo(202);
+			expectedBindings.put("key-" + i, "value-" + i);
+			expectedOwners.put("value-" + i, "key-" + i);
+		}
+		for (int i = 0; i < 8; i++) {
+			// later claims steal the first values: their old holders end unbound
+			assertThat(apis.get(1).claim("thief-" + i, "value-" + i).status()).isEqualTo(202);
+			expectedBindings.remove("key-" + i);
+			expectedBindings.put("thief-" + i, "value-" + i);
+			expectedOwners.put("value-" + i, "thief-" + i);
+		}
+
+		Set<String> servers = new HashSet<>();
+		for (ApiClient api : apis) {
+			await("every answer right through " + api).atMost(PATIENCE).untilAsserted(() -> {
+				for (int i = 0; i < 40; i++) {
+					String key = "key-" + i;
+					ApiClient.Reply reply = api.binding(key);
+					if (expectedBindings.containsKey(key)) {
+						assertThat(reply.status()).as(key).isEqualTo(200);
+						assertThat(reply.json().get("value").asString()).isEqualTo(expectedBindings.get(key));
+					}
+					else {
+						assertThat(reply.status()).as(key).isEqualTo(404);
+					}
+					assertThat(reply.headers().firstValue("X-ValueGuard-Served-By")).isPresent();
+				}
+				for (Map.Entry<String, String> owner : expectedOwners.entrySet()) {
+					ApiClient.Reply reply = api.owner(owner.getKey());
+					assertThat(reply.status()).as(owner.getKey()).isEqualTo(200);
+					assertThat(reply.json().get("key").asString()).isEqualTo(owner.getValue());
+					servers.add(reply.headers().firstValue("X-ValueGuard-Served-By").orElseThrow());
+				}
+			});
+		}
+		// answers came from all three instances' stores: lookups were forwarded
+		assertThat(servers).containsExactlyInAnyOrderElementsOf(names);
+	}
+
+	@Test
+	@Order(2)
+	void shouldListEveryEntryExactlyOnceFromEveryInstance() {
+		for (ApiClient api : apis) {
+			assertThat(listAll(api, "/api/bindings", "key")).isEqualTo(expectedBindings.keySet().stream().sorted().toList());
+			assertThat(listAll(api, "/api/owners", "value")).isEqualTo(expectedOwners.keySet().stream().sorted().toList());
+		}
+	}
+
+	@Test
+	@Order(3)
+	void shouldReportEveryInstanceWithItsPartitions() {
+		JsonNode reports = apis.get(1).get("/api/instances").json();
+		assertThat(reports.size()).isEqualTo(3);
+		int activeBindingPartitions = 0;
+		for (JsonNode report : reports) {
+			assertThat(report.get("reachable").asBoolean()).isTrue();
+			assertThat(names).contains(report.get("host").asString());
+			for (JsonNode client : report.get("streams")) {
+				assertThat(client.get("state").asString()).isEqualTo("RUNNING");
+			}
+			for (JsonNode store : report.get("stores")) {
+				if (store.get("store").asString().equals("bindings") && store.get("role").asString().equals("active")) {
+					activeBindingPartitions++;
+				}
+				assertThat(store.get("offsetLag").asLong()).isGreaterThanOrEqualTo(0);
+			}
+		}
+		assertThat(activeBindingPartitions).isEqualTo(6);
+	}
+
+	@Test
+	@Order(4)
+	void shouldKeepAnsweringWhenInstanceGoesAway() {
+		String leaving = names.get(2);
+		List<String> keysOnLeaving = new ArrayList<>();
+		for (String key : expectedBindings.keySet()) {
+			if (apis.get(0).binding(key).headers().firstValue("X-ValueGuard-Served-By").orElseThrow().equals(leaving)) {
+				keysOnLeaving.add(key);
+			}
+		}
+		assertThat(keysOnLeaving).isNotEmpty();
+
+		instances.get(2).close();
+
+		// during the gap the group still names the stopped instance as active: standbys answer stale reads
+		String key = keysOnLeaving.get(0);
+		ApiClient.Reply stale = apis.get(0).get("/api/bindings/" + key + "?maxLag=1000");
+		assertThat(stale.status()).isEqualTo(200);
+		assertThat(stale.json().get("value").asString()).isEqualTo(expectedBindings.get(key));
+		assertThat(stale.headers().firstValue("X-ValueGuard-Served-By")).isPresent().get().isNotEqualTo(leaving);
+
+		// a plain lookup either waits out the gap within its budget or says when to retry
+		ApiClient.Reply plain = apis.get(0).binding(key);
+		if (plain.status() == 503) {
+			assertThat(plain.headers().firstValue("Retry-After")).isPresent();
+			assertThat(plain.json().get("type").asString()).endsWith("/store-unavailable");
+		}
+		else {
+			assertThat(plain.status()).isEqualTo(200);
+		}
+
+		// once the group has moved the partitions, every key is answered by a new active
+		await("new actives answer").atMost(PATIENCE).untilAsserted(() -> {
+			for (String moved : keysOnLeaving) {
+				ApiClient.Reply reply = apis.get(1).binding(moved);
+				assertThat(reply.status()).as(moved).isEqualTo(200);
+				assertThat(reply.json().get("value").asString()).isEqualTo(expectedBindings.get(moved));
+				assertThat(reply.headers().firstValue("X-ValueGuard-Served-By").orElseThrow()).isNotEqualTo(leaving);
+				assertThat(reply.headers().firstValue("X-ValueGuard-Stale")).isEmpty();
+			}
+		});
+		await("listing complete again").atMost(PATIENCE)
+			.untilAsserted(() -> assertThat(listAll(apis.get(0), "/api/bindings", "key"))
+				.isEqualTo(expectedBindings.keySet().stream().sorted().toList()));
+	}
+
+	/** Pages through a listing with a small page size and returns the keys in the order served. */
+	private static List<String> listAll(ApiClient api, String path, String field) {
+		List<String> keys = new ArrayList<>();
+		String after = null;
+		Map<String, Integer> pages = new HashMap<>();
+		do {
+			ApiClient.Reply reply = api.get(path + "?limit=7" + ((after != null) ? "&after=" + after : ""));
+			assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+			JsonNode page = reply.json();
+			for (JsonNode item : page.get("items")) {
+				keys.add(item.get(field).asString());
+			}
+			JsonNode next = page.get("next");
+			after = (next == null || next.isNull()) ? null : next.asString();
+			pages.merge(path, 1, Integer::sum);
+			assertThat(pages.get(path)).isLessThan(100);
+		}
+		while (after != null);
+		return keys;
+	}
+
+	private static int freePort() {
+		try (ServerSocket socket = new ServerSocket(0)) {
+			return socket.getLocalPort();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+}
