@@ -184,6 +184,8 @@ class MultiInstanceIntegrationTests {
 		assertThat(stale.status()).isEqualTo(200);
 		assertThat(stale.json().get("value").asString()).isEqualTo(expectedBindings.get(key));
 		assertThat(stale.headers().firstValue("X-ValueGuard-Served-By")).isPresent().get().isNotEqualTo(leaving);
+		assertThat(stale.headers().firstValue("X-ValueGuard-Stale")).as("answered by a standby").contains("true");
+		assertThat(stale.headers().firstValue("X-ValueGuard-Offset-Lag")).isPresent();
 
 		// a plain lookup either waits out the gap within its budget or says when to retry
 		ApiClient.Reply plain = apis.get(0).binding(key);
