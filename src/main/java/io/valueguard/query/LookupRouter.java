@@ -43,8 +43,12 @@ public class LookupRouter {
 
 	private final @Nullable Cache<String, Answer<?>> remoteAnswers;
 
-	LookupRouter(StreamsClients clients, StoreLags lags, RemoteInstances remote, QueryProperties properties) {
+	private final LookupMetrics metrics;
+
+	LookupRouter(StreamsClients clients, StoreLags lags, RemoteInstances remote, QueryProperties properties,
+			LookupMetrics metrics) {
 		this.clients = clients;
+		this.metrics = metrics;
 		this.lags = lags;
 		this.remote = remote;
 		this.properties = properties;
@@ -64,6 +68,21 @@ public class LookupRouter {
 	}
 
 	private <V, T> Answer<T> lookup(StoreView<V, T> view, String key, @Nullable Long maxLag, boolean forwarded) {
+		long start = System.nanoTime();
+		try {
+			Answer<T> answer = retrying(view, key, maxLag, forwarded);
+			String route = answer.servedBy().equals(Hosts.name(this.clients.self())) ? "local" : "forwarded";
+			this.metrics.record(view.store(), route, (answer.entry() != null) ? "found" : "not_found",
+					System.nanoTime() - start);
+			return answer;
+		}
+		catch (StoreUnavailableException ex) {
+			this.metrics.record(view.store(), "none", "unavailable", System.nanoTime() - start);
+			throw ex;
+		}
+	}
+
+	private <V, T> Answer<T> retrying(StoreView<V, T> view, String key, @Nullable Long maxLag, boolean forwarded) {
 		long deadline = System.nanoTime() + this.properties.retryBudget().toNanos();
 		String lastProblem = "not started";
 		while (true) {

@@ -1,0 +1,122 @@
+package io.valueguard.metrics;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.valueguard.kafka.StreamsClients;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.streams.processor.StandbyUpdateListener;
+import org.apache.kafka.streams.processor.StateRestoreListener;
+import org.apache.kafka.streams.processor.TaskId;
+
+/**
+ * Restore progress of both stores: records restored and still to restore, how long each partition's restore took,
+ * and how many records standbys have applied. Fed by Kafka Streams' restore and standby listeners on the stream
+ * threads, so every update is a counter increment or a map write.
+ */
+class RestoreMetrics implements StateRestoreListener, StandbyUpdateListener {
+
+	private record Restore(long startNanos, long endOffset, long position) {
+
+	}
+
+	private final Map<String, Counter> restored = new ConcurrentHashMap<>();
+
+	private final Map<String, Counter> standbyUpdated = new ConcurrentHashMap<>();
+
+	private final Map<String, Timer> durations = new ConcurrentHashMap<>();
+
+	private final Map<TopicPartition, Restore> running = new ConcurrentHashMap<>();
+
+	private final Map<TopicPartition, String> storeOf = new ConcurrentHashMap<>();
+
+	RestoreMetrics(MeterRegistry registry) {
+		for (String store : List.of(StreamsClients.BINDINGS, StreamsClients.OWNERS)) {
+			this.restored.put(store, Counter.builder("valueguard.restore.records.restored")
+				.description("Records restored into the store from its changelog")
+				.tag("store", store)
+				.register(registry));
+			this.standbyUpdated.put(store, Counter.builder("valueguard.standby.records.updated")
+				.description("Records applied to standby replicas of the store")
+				.tag("store", store)
+				.register(registry));
+			this.durations.put(store, Timer.builder("valueguard.restore.duration")
+				.description("How long restoring one store partition took")
+				.tag("store", store)
+				.register(registry));
+			Gauge.builder("valueguard.restore.records.remaining", this, (metrics) -> metrics.remaining(store))
+				.description("Records still to restore, over the store's partitions being restored here")
+				.tag("store", store)
+				.register(registry);
+			Gauge.builder("valueguard.restore.partitions", this, (metrics) -> metrics.restoring(store))
+				.description("Store partitions being restored here now")
+				.tag("store", store)
+				.register(registry);
+		}
+	}
+
+	private double remaining(String store) {
+		return this.running.entrySet()
+			.stream()
+			.filter((entry) -> store.equals(this.storeOf.get(entry.getKey())))
+			.mapToLong((entry) -> Math.max(0, entry.getValue().endOffset() - entry.getValue().position()))
+			.sum();
+	}
+
+	private double restoring(String store) {
+		return this.running.keySet().stream().filter((partition) -> store.equals(this.storeOf.get(partition))).count();
+	}
+
+	@Override
+	public void onRestoreStart(TopicPartition partition, String store, long startingOffset, long endingOffset) {
+		this.storeOf.put(partition, store);
+		this.running.put(partition, new Restore(System.nanoTime(), endingOffset, startingOffset));
+	}
+
+	@Override
+	public void onBatchRestored(TopicPartition partition, String store, long batchEndOffset, long numRestored) {
+		counter(this.restored, store).increment(numRestored);
+		this.running.computeIfPresent(partition,
+				(key, restore) -> new Restore(restore.startNanos(), restore.endOffset(), batchEndOffset));
+	}
+
+	@Override
+	public void onRestoreEnd(TopicPartition partition, String store, long totalRestored) {
+		Restore restore = this.running.remove(partition);
+		Timer timer = this.durations.get(store);
+		if (restore != null && timer != null) {
+			timer.record(System.nanoTime() - restore.startNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
+		}
+	}
+
+	@Override
+	public void onRestoreSuspended(TopicPartition partition, String store, long totalRestored) {
+		this.running.remove(partition);
+	}
+
+	@Override
+	public void onUpdateStart(TopicPartition partition, String store, long startingOffset) {
+	}
+
+	@Override
+	public void onBatchLoaded(TopicPartition partition, String store, TaskId taskId, long batchEndOffset,
+			long batchSize, long currentEndOffset) {
+		counter(this.standbyUpdated, store).increment(batchSize);
+	}
+
+	@Override
+	public void onUpdateSuspended(TopicPartition partition, String store, long storeOffset, long currentEndOffset,
+			SuspendReason reason) {
+	}
+
+	private static Counter counter(Map<String, Counter> counters, String store) {
+		Counter counter = counters.get(store);
+		return (counter != null) ? counter : counters.get(StreamsClients.BINDINGS);
+	}
+
+}

@@ -1,0 +1,226 @@
+package io.valueguard.metrics;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.Tags;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.MetricName;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsConfig;
+
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.kafka.config.StreamsBuilderFactoryBean;
+
+/**
+ * Kafka Streams' own metrics (client, thread, task, processor and state store, RocksDB's statistics- and
+ * property-based ones included) in Micrometer, bound once per streams client and kept in step as tasks come and go.
+ * Tags are stable and the same for every meter of a name: {@code application_id}, and {@code thread}, {@code task},
+ * {@code store}, {@code processor} where Kafka has them. The random client and process ids are left out, so series
+ * survive restarts and both stages' stores can never collide on tag keys. Values that are not finite numbers are
+ * exposed as NaN, and a counter that Kafka resets or reports negative (as after a restore) holds its greatest value,
+ * so a scrape never fails.
+ */
+class StreamsMeterBinder implements DisposableBean {
+
+	private static final Log logger = LogFactory.getLog(StreamsMeterBinder.class);
+
+	private final MeterRegistry registry;
+
+	private final long refreshMillis;
+
+	private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor((task) -> {
+		Thread thread = new Thread(task, "valueguard-streams-metrics");
+		thread.setDaemon(true);
+		return thread;
+	});
+
+	private final Map<String, Binding> bindings = new ConcurrentHashMap<>();
+
+	StreamsMeterBinder(MeterRegistry registry, java.time.Duration refresh) {
+		this.registry = registry;
+		this.refreshMillis = refresh.toMillis();
+	}
+
+	/** The meters of one streams client, by Kafka metric name. */
+	private final class Binding {
+
+		private final String applicationId;
+
+		private final KafkaStreams streams;
+
+		private final Map<MetricName, Meter> meters = new ConcurrentHashMap<>();
+
+		private final ScheduledFuture<?> refresh;
+
+		Binding(String applicationId, KafkaStreams streams) {
+			this.applicationId = applicationId;
+			this.streams = streams;
+			this.refresh = StreamsMeterBinder.this.scheduler.scheduleWithFixedDelay(this::refresh, 0,
+					StreamsMeterBinder.this.refreshMillis, TimeUnit.MILLISECONDS);
+		}
+
+		void refresh() {
+			try {
+				Map<MetricName, ? extends Metric> current = this.streams.metrics();
+				current.forEach((name, metric) -> {
+					// text-valued metrics (ids, versions) say nothing a time series can
+					if (metric.metricValue() instanceof Number) {
+						this.meters.computeIfAbsent(name, (key) -> bind(key, metric));
+					}
+				});
+				List<MetricName> gone = new ArrayList<>();
+				this.meters.keySet().forEach((name) -> {
+					if (!current.containsKey(name)) {
+						gone.add(name);
+					}
+				});
+				gone.forEach((name) -> StreamsMeterBinder.this.registry.remove(this.meters.remove(name)));
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Could not refresh Kafka Streams metrics of " + this.applicationId + ": " + ex);
+			}
+		}
+
+		private Meter bind(MetricName name, Metric metric) {
+			String meterName = meterName(name);
+			Tags tags = tags(this.applicationId, name);
+			if (name.name().endsWith("-total")) {
+				return FunctionCounter.builder(meterName, metric, new LastGoodValue())
+					.description(name.description())
+					.tags(tags)
+					.register(StreamsMeterBinder.this.registry);
+			}
+			return Gauge.builder(meterName, metric, StreamsMeterBinder::gaugeValue)
+				.description(name.description())
+				.tags(tags)
+				.register(StreamsMeterBinder.this.registry);
+		}
+
+		void close() {
+			this.refresh.cancel(false);
+			this.meters.values().forEach(StreamsMeterBinder.this.registry::remove);
+			this.meters.clear();
+		}
+
+	}
+
+	/** A counter must never go down: keep the greatest good value seen. */
+	private static final class LastGoodValue implements java.util.function.ToDoubleFunction<Metric> {
+
+		private double last;
+
+		@Override
+		public synchronized double applyAsDouble(Metric metric) {
+			double value = gaugeValue(metric);
+			if (!Double.isNaN(value) && value > this.last) {
+				this.last = value;
+			}
+			return this.last;
+		}
+
+	}
+
+	static double gaugeValue(Metric metric) {
+		Object value = metric.metricValue();
+		if (value instanceof Number number) {
+			double result = number.doubleValue();
+			return Double.isInfinite(result) ? Double.NaN : result;
+		}
+		return Double.NaN;
+	}
+
+	/** {@code stream-state-metrics} and {@code block-cache-usage} become {@code kafka.stream.state.block.cache.usage}. */
+	static String meterName(MetricName name) {
+		String group = name.group().replaceFirst("-metrics$", "").replaceFirst("^stream-", "");
+		String prefix = group.equals("stream") ? "kafka.stream" : "kafka.stream." + group;
+		return (prefix + "." + name.name()).replace('-', '.').toLowerCase(Locale.ROOT);
+	}
+
+	static Tags tags(String applicationId, MetricName name) {
+		List<Tag> tags = new ArrayList<>();
+		tags.add(Tag.of("application_id", applicationId));
+		name.tags().forEach((key, value) -> {
+			switch (key) {
+				case "client-id", "process-id" -> {
+					// random per process: left out so that series survive restarts
+				}
+				case "thread-id" -> tags.add(Tag.of("thread", threadIndex(value)));
+				case "task-id" -> tags.add(Tag.of("task", value));
+				case "processor-node-id" -> tags.add(Tag.of("processor", value));
+				case "rocksdb-state-id", "rocksdb-window-state-id", "rocksdb-session-state-id", "in-memory-state-id",
+						"record-cache-id" ->
+					tags.add(Tag.of("store", value));
+				default -> tags.add(Tag.of(key.replace('-', '_'), value));
+			}
+		});
+		return Tags.of(tags);
+	}
+
+	/** {@code valueguard-keys-<uuid>-StreamThread-2} becomes {@code 2}. */
+	static String threadIndex(String threadId) {
+		int marker = threadId.lastIndexOf("StreamThread-");
+		if (marker >= 0) {
+			return threadId.substring(marker + "StreamThread-".length());
+		}
+		int global = threadId.lastIndexOf("GlobalStreamThread");
+		return (global >= 0) ? "global" : threadId;
+	}
+
+	/** A listener for one factory bean: binds its client's metrics when it starts, unbinds them when it stops. */
+	StreamsBuilderFactoryBean.Listener listenerFor(StreamsBuilderFactoryBean factoryBean) {
+		return new StreamsBuilderFactoryBean.Listener() {
+
+			@Override
+			public void streamsAdded(String id, KafkaStreams streams) {
+				bind(id, applicationId(factoryBean), streams);
+			}
+
+			@Override
+			public void streamsRemoved(String id, KafkaStreams streams) {
+				unbind(id);
+			}
+
+		};
+	}
+
+	void bind(String id, String applicationId, KafkaStreams streams) {
+		Binding previous = this.bindings.put(id, new Binding(applicationId, streams));
+		if (previous != null) {
+			previous.close();
+		}
+	}
+
+	void unbind(String id) {
+		Binding binding = this.bindings.remove(id);
+		if (binding != null) {
+			binding.close();
+		}
+	}
+
+	@Override
+	public void destroy() {
+		this.bindings.values().forEach(Binding::close);
+		this.scheduler.shutdownNow();
+	}
+
+	static String applicationId(StreamsBuilderFactoryBean factoryBean) {
+		return (factoryBean.getStreamsConfiguration() != null)
+				? factoryBean.getStreamsConfiguration().getProperty(StreamsConfig.APPLICATION_ID_CONFIG) : "unknown";
+	}
+
+}

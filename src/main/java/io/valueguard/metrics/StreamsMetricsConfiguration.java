@@ -1,0 +1,40 @@
+package io.valueguard.metrics;
+
+import java.time.Duration;
+
+import io.micrometer.core.instrument.MeterRegistry;
+
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.kafka.config.StreamsBuilderFactoryBeanConfigurer;
+
+/** Wires Kafka Streams metrics and restore listeners into both stages' clients. */
+@Configuration(proxyBeanMethods = false)
+class StreamsMetricsConfiguration {
+
+	/*
+	 * Named like the binder's own Micrometer listener so that the binder does not create it: two binders of the same
+	 * Kafka metrics would register every meter twice, with different tags.
+	 */
+	@Bean("binderStreamsListener")
+	StreamsMeterBinder streamsMeterBinder(MeterRegistry registry,
+			@Value("${valueguard.metrics.refresh-interval:10s}") Duration refresh) {
+		return new StreamsMeterBinder(registry, refresh);
+	}
+
+	@Bean
+	RestoreMetrics restoreMetrics(MeterRegistry registry) {
+		return new RestoreMetrics(registry);
+	}
+
+	@Bean
+	StreamsBuilderFactoryBeanConfigurer streamsMetricsConfigurer(StreamsMeterBinder binder, RestoreMetrics restores) {
+		return (factoryBean) -> {
+			factoryBean.addListener(binder.listenerFor(factoryBean));
+			factoryBean.setStateRestoreListener(restores);
+			factoryBean.setKafkaStreamsCustomizer((streams) -> streams.setStandbyUpdateListener(restores));
+		};
+	}
+
+}
