@@ -62,7 +62,6 @@ public class PipelineMetrics implements PipelineEvents {
 		this.evictionLatency = Timer.builder("valueguard.eviction.latency")
 			.description("From the claim that decided an eviction to the eviction taking effect")
 			.publishPercentileHistogram()
-			.publishPercentiles(0.5, 0.99)
 			.minimumExpectedValue(Duration.ofMillis(1))
 			.maximumExpectedValue(Duration.ofMinutes(1))
 			.register(registry);

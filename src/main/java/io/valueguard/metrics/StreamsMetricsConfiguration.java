@@ -1,13 +1,17 @@
 package io.valueguard.metrics;
 
 import java.time.Duration;
+import java.util.List;
 
 import io.micrometer.core.instrument.MeterRegistry;
 
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.Ordered;
+import org.springframework.kafka.config.StreamsBuilderFactoryBean;
 import org.springframework.kafka.config.StreamsBuilderFactoryBeanConfigurer;
+import org.springframework.kafka.streams.KafkaStreamsMicrometerListener;
 
 /** Wires Kafka Streams metrics and restore listeners into both stages' clients. */
 @Configuration(proxyBeanMethods = false)
@@ -30,10 +34,27 @@ class StreamsMetricsConfiguration {
 
 	@Bean
 	StreamsBuilderFactoryBeanConfigurer streamsMetricsConfigurer(StreamsMeterBinder binder, RestoreMetrics restores) {
-		return (factoryBean) -> {
-			factoryBean.addListener(binder.listenerFor(factoryBean));
-			factoryBean.setStateRestoreListener(restores);
-			factoryBean.setKafkaStreamsCustomizer((streams) -> streams.setStandbyUpdateListener(restores));
+		return new StreamsBuilderFactoryBeanConfigurer() {
+
+			@Override
+			public void configure(StreamsBuilderFactoryBean factoryBean) {
+				// Spring Boot adds its own generic listener; it binds RocksDB's cumulative gauges (number-open-files)
+				// as counters that go negative and break every scrape, so ours replaces it
+				List.copyOf(factoryBean.getListeners())
+					.stream()
+					.filter(KafkaStreamsMicrometerListener.class::isInstance)
+					.forEach(factoryBean::removeListener);
+				factoryBean.addListener(binder.listenerFor(factoryBean));
+				factoryBean.setStateRestoreListener(restores);
+				factoryBean.setKafkaStreamsCustomizer((streams) -> streams.setStandbyUpdateListener(restores));
+			}
+
+			@Override
+			public int getOrder() {
+				// after Spring Boot's configurer, whose listener this one removes
+				return Ordered.LOWEST_PRECEDENCE;
+			}
+
 		};
 	}
 

@@ -41,8 +41,7 @@ class LookupMetrics {
 					.description("Lookups by key or value, from the request to the answer")
 					.tags("store", store, "route", route, "outcome", outcome)
 					.publishPercentileHistogram()
-					.publishPercentiles(0.5, 0.99)
-					.minimumExpectedValue(java.time.Duration.ofMillis(1))
+							.minimumExpectedValue(java.time.Duration.ofMillis(1))
 					.maximumExpectedValue(java.time.Duration.ofSeconds(10))
 					.register(this.registry));
 	}

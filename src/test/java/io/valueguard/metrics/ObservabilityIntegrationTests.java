@@ -1,0 +1,239 @@
+package io.valueguard.metrics;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+
+import io.valueguard.ValueGuardApplication;
+import io.valueguard.support.ApiClient;
+import io.valueguard.support.KafkaProbe;
+import io.valueguard.support.PromQlNames;
+import io.valueguard.support.Scrape;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.kafka.test.EmbeddedKafkaBroker;
+import org.springframework.kafka.test.context.EmbeddedKafka;
+
+import static io.valueguard.support.TopologyHarness.utf8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * Every signal operators rely on, checked on a running instance: the pipeline, lookup, lag and restore metrics after
+ * a workload with evictions, every metric the dashboard and the alert rules use, a real Prometheus scraping it, and
+ * clean scrapes while a restarted instance restores its stores.
+ */
+@Tag("integration")
+@EmbeddedKafka(partitions = 4, brokerProperties = { "transaction.state.log.replication.factor=1",
+		"transaction.state.log.min.isr=1", "offsets.topic.replication.factor=1" })
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ObservabilityIntegrationTests {
+
+	private static final Duration PATIENCE = Duration.ofSeconds(60);
+
+	@TempDir
+	static Path work;
+
+	private static String brokers;
+
+	private static ConfigurableApplicationContext app;
+
+	private static ApiClient api;
+
+	private static int port;
+
+	@BeforeAll
+	static void start(EmbeddedKafkaBroker broker) {
+		brokers = broker.getBrokersAsString();
+		app = start("first");
+	}
+
+	@AfterAll
+	static void stop() {
+		if (app != null) {
+			app.close();
+		}
+	}
+
+	private static ConfigurableApplicationContext start(String stateDir) {
+		port = freePort();
+		ConfigurableApplicationContext context = new SpringApplicationBuilder(ValueGuardApplication.class).run(
+				"--server.port=" + port, "--spring.kafka.bootstrap-servers=" + brokers,
+				"--valueguard.embedded-kafka.enabled=false", "--valueguard.topics.partitions=4",
+				"--valueguard.state-dir=" + work.resolve(stateDir), "--valueguard.metrics.refresh-interval=1s",
+				"--valueguard.query.lag-refresh-interval=500ms",
+				"--spring.cloud.stream.kafka.streams.binder.configuration.commit.interval.ms=50");
+		api = new ApiClient(port);
+		await("ready").atMost(PATIENCE).until(() -> api.get("/actuator/health/readiness").status() == 200);
+		return context;
+	}
+
+	@Test
+	@Order(1)
+	void shouldExposePipelineLookupLagAndRocksDbMetricsAfterWorkload() {
+		for (int i = 0; i < 10; i++) {
+			assertThat(api.claim("k" + i, "v" + (i % 5)).status()).isEqualTo(202);
+		}
+		try (KafkaProbe kafka = new KafkaProbe(brokers)) {
+			long anHourAgo = System.currentTimeMillis() - 3_600_000;
+			kafka.send("valueguard.claims", utf8("late-key"), utf8("v0"), anHourAgo);
+			kafka.send("valueguard.claims", utf8("poison"), new byte[] { (byte) 0xFF }, System.currentTimeMillis());
+		}
+		await("workload applied").atMost(PATIENCE).until(() -> api.owner("v0").status() == 200
+				&& "k5".equals(api.owner("v0").json().get("key").asString()) && api.binding("late-key").status() == 404);
+		api.binding("k9");
+		api.owner("v4");
+
+		await("every signal present").atMost(PATIENCE).untilAsserted(() -> {
+			Scrape scrape = scrape();
+			assertThat(scrape.sum("valueguard_key_stage_records_total", "outcome=\"claimed\"")).hasValue(11);
+			assertThat(scrape.sum("valueguard_evictions_total", "reason=\"superseded\"")).hasValue(5);
+			assertThat(scrape.sum("valueguard_evictions_total", "reason=\"late\"")).hasValue(1);
+			assertThat(scrape.sum("valueguard_value_stage_commands_total", "outcome=\"taken\"")).hasValue(5);
+			assertThat(scrape.sum("valueguard_dlq_records_total", "reason=\"value_not_utf8\"")).hasValue(1);
+			assertThat(scrape.sum("valueguard_key_stage_records_total", "outcome=\"duplicate\"")).hasValue(0);
+			assertThat(scrape.sum("valueguard_key_stage_records_total", "outcome=\"stale_eviction\"")).isPresent();
+			assertThat(scrape.sum("valueguard_eviction_latency_seconds_count")).hasValue(6);
+			// percentiles come from the histogram buckets, with histogram_quantile in PromQL
+			assertThat(scrape.values("valueguard_eviction_latency_seconds_bucket", "le=\"+Inf\"")).containsExactly(6.0);
+			assertThat(scrape.sum("valueguard_lookup_latency_seconds_count", "route=\"local\"").orElse(0)).isPositive();
+			assertThat(scrape.values("valueguard_lookup_latency_seconds_bucket")).isNotEmpty();
+			assertThat(scrape.values("valueguard_store_offset_lag", "store=\"bindings\"", "role=\"active\""))
+				.hasSize(4)
+				.allSatisfy((lag) -> assertThat(lag).isGreaterThanOrEqualTo(0));
+			assertThat(scrape.values("valueguard_store_offset_lag", "store=\"owners\"")).hasSize(4);
+			assertThat(scrape.values("valueguard_streams_running")).containsExactly(1.0, 1.0);
+			assertThat(scrape.values("valueguard_restore_records_remaining")).hasSize(2);
+			// RocksDB: property-based (KIP-607) and statistics-based (KIP-471, recording level DEBUG)
+			assertThat(scrape.sum("kafka_stream_state_estimate_num_keys", "store=\"bindings\"").orElse(0))
+				.isGreaterThanOrEqualTo(10);
+			assertThat(scrape.values("kafka_stream_state_block_cache_capacity", "store=\"owners\"")).isNotEmpty()
+				.allSatisfy((capacity) -> assertThat(capacity).isPositive());
+			assertThat(scrape.values("kafka_stream_state_block_cache_usage", "store=\"bindings\"")).isNotEmpty();
+			assertThat(scrape.values("kafka_stream_state_cur_size_all_mem_tables", "store=\"bindings\"")).isNotEmpty();
+			assertThat(scrape.values("kafka_stream_state_estimate_pending_compaction_bytes")).isNotEmpty();
+			assertThat(scrape.values("kafka_stream_state_total_sst_files_size")).isNotEmpty();
+			assertThat(scrape.values("kafka_stream_state_background_errors")).isNotEmpty()
+				.allSatisfy((errors) -> assertThat(errors).isZero());
+			assertThat(scrape.values("kafka_stream_state_bytes_written_rate", "store=\"bindings\"")).isNotEmpty();
+			assertThat(scrape.values("kafka_stream_state_write_stall_duration_total")).isNotEmpty();
+			assertThat(scrape.values("kafka_stream_task_process_total", "application_id=\"valueguard-keys\""))
+				.isNotEmpty();
+		});
+	}
+
+	@Test
+	@Order(2)
+	void shouldExposeEveryMetricThatDashboardAndAlertsUse() {
+		Set<String> used = new TreeSet<>(PromQlNames.usedIn(PromQlNames.dashboard()));
+		used.addAll(PromQlNames.usedIn(PromQlNames.rules()));
+		assertThat(used).hasSizeGreaterThan(20);
+
+		Set<String> exposed = PromQlNames.exposedIn(scrape().text());
+
+		assertThat(exposed).containsAll(used);
+	}
+
+	@Test
+	@Order(3)
+	void shouldBeScrapedByRealPrometheus() throws Exception {
+		Path prometheus = onPath("prometheus");
+		int prometheusPort = freePort();
+		Path config = work.resolve("prometheus.yml");
+		Files.writeString(config, """
+				global:
+				  scrape_interval: 1s
+				scrape_configs:
+				  - job_name: valueguard
+				    metrics_path: /actuator/prometheus
+				    static_configs:
+				      - targets: ["127.0.0.1:%d"]
+				""".formatted(port));
+		Process server = new ProcessBuilder(prometheus.toString(), "--config.file=" + config,
+				"--storage.tsdb.path=" + work.resolve("tsdb"), "--web.listen-address=127.0.0.1:" + prometheusPort)
+			.redirectErrorStream(true)
+			.redirectOutput(work.resolve("prometheus.log").toFile())
+			.start();
+		try {
+			ApiClient prometheusApi = new ApiClient(prometheusPort);
+			String query = URLEncoder.encode("valueguard_key_stage_records_total{outcome=\"claimed\"}",
+					StandardCharsets.UTF_8);
+			await("Prometheus has scraped the pipeline counters").atMost(PATIENCE).ignoreExceptions()
+				.untilAsserted(() -> {
+					JsonNode answer = prometheusApi.get("/api/v1/query?query=" + query).json();
+					assertThat(answer.get("status").asString()).isEqualTo("success");
+					JsonNode result = answer.get("data").get("result");
+					assertThat(result.size()).isEqualTo(1);
+					assertThat(result.get(0).get("value").get(1).asString()).isEqualTo("11");
+				});
+		}
+		finally {
+			server.destroy();
+			server.waitFor();
+		}
+	}
+
+	@Test
+	@Order(4)
+	void shouldScrapeCleanlyWhileStoresRestoreAfterRestart() {
+		app.close();
+		// a fresh state directory: both stores restore from their changelogs
+		app = start("second");
+		await("restore counted").atMost(PATIENCE).untilAsserted(() -> {
+			Scrape scrape = scrape();
+			assertThat(scrape.sum("valueguard_restore_records_restored_total", "store=\"bindings\"").orElse(0))
+				.isPositive();
+			assertThat(scrape.sum("valueguard_restore_duration_seconds_count", "store=\"owners\"").orElse(0))
+				.isPositive();
+			assertThat(scrape.values("kafka_stream_state_estimate_num_keys", "store=\"bindings\"")).isNotEmpty();
+		});
+		assertThat(api.owner("v0").json().get("key").asString()).isEqualTo("k5");
+	}
+
+	private static Scrape scrape() {
+		ApiClient.Reply reply = api.get("/actuator/prometheus");
+		assertThat(reply.status()).isEqualTo(200);
+		return new Scrape(reply.body());
+	}
+
+	private static Path onPath(String program) {
+		for (String dir : System.getenv("PATH").split(java.io.File.pathSeparator)) {
+			Path candidate = Path.of(dir, program);
+			if (Files.isExecutable(candidate)) {
+				return candidate;
+			}
+		}
+		assertThat(System.getenv("CI")).as(program + " must be installed on CI (.ci/run installs it)").isNull();
+		assumeTrue(false, program + " is not installed (apt-get install prometheus)");
+		throw new IllegalStateException("unreachable");
+	}
+
+	private static int freePort() {
+		try (ServerSocket socket = new ServerSocket(0)) {
+			return socket.getLocalPort();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+}
