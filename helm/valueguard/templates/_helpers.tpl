@@ -1,0 +1,66 @@
+{{/* Chart name, overridable. */}}
+{{- define "valueguard.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* Full name of the release's resources. */}}
+{{- define "valueguard.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/* The headless Service that gives each pod a stable DNS name. */}}
+{{- define "valueguard.headless" -}}
+{{- printf "%s-headless" (include "valueguard.fullname" .) | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{- define "valueguard.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{- define "valueguard.labels" -}}
+helm.sh/chart: {{ include "valueguard.chart" . }}
+{{ include "valueguard.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end }}
+
+{{- define "valueguard.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "valueguard.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{- define "valueguard.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- default (include "valueguard.fullname" .) .Values.serviceAccount.name }}
+{{- else }}
+{{- default "default" .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{/* Kafka client settings shared by the REST producer and both Kafka Streams clients. */}}
+{{- define "valueguard.kafkaClientProperties" -}}
+security.protocol: {{ .Values.kafka.securityProtocol }}
+{{- if hasPrefix "SASL" .Values.kafka.securityProtocol }}
+sasl.mechanism: {{ .Values.kafka.sasl.mechanism }}
+sasl.jaas.config: ${KAFKA_SASL_JAAS_CONFIG}
+{{- end }}
+{{- if .Values.kafka.tls.existingSecret }}
+ssl.truststore.type: PKCS12
+ssl.truststore.location: /etc/valueguard/kafka-tls/{{ .Values.kafka.tls.truststoreKey }}
+ssl.truststore.password: ${KAFKA_TRUSTSTORE_PASSWORD}
+{{- if .Values.kafka.tls.keystoreKey }}
+ssl.keystore.type: PKCS12
+ssl.keystore.location: /etc/valueguard/kafka-tls/{{ .Values.kafka.tls.keystoreKey }}
+ssl.keystore.password: ${KAFKA_KEYSTORE_PASSWORD}
+{{- end }}
+{{- end }}
+{{- end }}

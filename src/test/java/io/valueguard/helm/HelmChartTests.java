@@ -1,0 +1,248 @@
+package io.valueguard.helm;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.function.UnaryOperator;
+
+import com.marcnuri.helm.Helm;
+import com.marcnuri.helm.LintResult;
+import com.marcnuri.helm.TemplateCommand;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.networking.v1.Ingress;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.fabric8.openshift.api.model.monitoring.v1.PrometheusRule;
+import io.fabric8.openshift.api.model.monitoring.v1.ServiceMonitor;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatException;
+
+/**
+ * The Helm chart, checked with real Helm (helm-java runs Helm's own Go code): lint, template with the default values
+ * and with the production-like {@code ci/} values, schema validation, and assertions on the rendered objects, each
+ * parsed as a typed Kubernetes object with no unknown fields.
+ */
+class HelmChartTests {
+
+	private static final Path CHART = Path.of("helm", "valueguard");
+
+	private static final KubernetesSerialization KUBERNETES = new KubernetesSerialization();
+
+	@Test
+	void shouldPassLint() {
+		LintResult result = new Helm(CHART).lint().strict().call();
+
+		assertThat(result.isFailed()).as(String.join("\n", result.getMessages())).isFalse();
+	}
+
+	@Test
+	void shouldRenderStatefulSetWithDefaults() {
+		List<HasMetadata> objects = render(UnaryOperator.identity());
+
+		assertThat(objects).extracting(HasMetadata::getKind)
+			.containsExactlyInAnyOrder("ServiceAccount", "ConfigMap", "Service", "Service", "StatefulSet",
+					"PodDisruptionBudget");
+		StatefulSet statefulSet = only(objects, StatefulSet.class);
+		assertThat(statefulSet.getSpec().getReplicas()).isEqualTo(3);
+		assertThat(statefulSet.getSpec().getServiceName()).isEqualTo("vg-valueguard-headless");
+		Container container = statefulSet.getSpec().getTemplate().getSpec().getContainers().get(0);
+		assertThat(container.getImage()).isEqualTo("valueguard/valueguard:0.1.0");
+
+		assertThat(env(container, "POD_NAME").getValueFrom().getFieldRef().getFieldPath()).isEqualTo("metadata.name");
+		assertThat(env(container, "POD_NAMESPACE").getValueFrom().getFieldRef().getFieldPath())
+			.isEqualTo("metadata.namespace");
+		assertThat(env(container, "VALUEGUARD_ADVERTISED_HOST").getValue())
+			.isEqualTo("$(POD_NAME).vg-valueguard-headless.$(POD_NAMESPACE).svc");
+		assertThat(env(container, "VALUEGUARD_ADVERTISED_PORT").getValue()).isEqualTo("8080");
+		assertThat(env(container, "KAFKA_BOOTSTRAP_SERVERS").getValue()).isEqualTo("kafka:9092");
+
+		assertThat(container.getStartupProbe().getHttpGet().getPath()).isEqualTo("/actuator/health/liveness");
+		assertThat(container.getStartupProbe().getFailureThreshold()).isEqualTo(90);
+		assertThat(container.getLivenessProbe().getHttpGet().getPath()).isEqualTo("/actuator/health/liveness");
+		assertThat(container.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/actuator/health/readiness");
+		assertThat(statefulSet.getSpec().getTemplate().getSpec().getTerminationGracePeriodSeconds()).isEqualTo(60);
+
+		assertThat(container.getVolumeMounts()).extracting((mount) -> mount.getName() + ":" + mount.getMountPath())
+			.contains("state:/var/lib/valueguard", "tmp:/tmp", "config:/config");
+		assertThat(statefulSet.getSpec().getVolumeClaimTemplates()).singleElement().satisfies((claim) -> {
+			assertThat(claim.getMetadata().getName()).isEqualTo("state");
+			assertThat(claim.getSpec().getResources().getRequests().get("storage").toString()).isEqualTo("10Gi");
+		});
+
+		var pod = statefulSet.getSpec().getTemplate().getSpec().getSecurityContext();
+		assertThat(pod.getRunAsNonRoot()).isTrue();
+		assertThat(pod.getFsGroup()).isEqualTo(1000L);
+		assertThat(container.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
+		assertThat(container.getSecurityContext().getAllowPrivilegeEscalation()).isFalse();
+		assertThat(container.getSecurityContext().getCapabilities().getDrop()).containsExactly("ALL");
+
+		assertThat(only(objects, PodDisruptionBudget.class).getSpec().getMaxUnavailable().getIntVal()).isEqualTo(1);
+		Service headless = objects.stream()
+			.filter(Service.class::isInstance)
+			.map(Service.class::cast)
+			.filter((service) -> "None".equals(service.getSpec().getClusterIP()))
+			.findFirst()
+			.orElseThrow();
+		assertThat(headless.getSpec().getPublishNotReadyAddresses()).isTrue();
+		assertThat(only(objects, ConfigMap.class).getData().get("application.yml"))
+			.contains("bootstrap-servers: \"kafka:9092\"", "state-dir: /var/lib/valueguard/state",
+					"replication-factor: 3", "min-insync-replicas: 2", "security.protocol: PLAINTEXT");
+	}
+
+	@Test
+	void shouldShipHelmTestThatChecksReadiness() throws Exception {
+		// helm template leaves test hooks out, so the hook is checked as the chart ships it
+		String test = java.nio.file.Files.readString(CHART.resolve("templates/tests/test-readiness.yaml"));
+
+		assertThat(test).contains("helm.sh/hook: test", "/actuator/health/readiness", "readOnlyRootFilesystem: true");
+	}
+
+	@Test
+	void shouldLeaveOptionalObjectsOutByDefault() {
+		List<HasMetadata> objects = render(UnaryOperator.identity());
+
+		assertThat(objects).noneMatch(ServiceMonitor.class::isInstance)
+			.noneMatch(PrometheusRule.class::isInstance)
+			.noneMatch(Ingress.class::isInstance);
+		assertThat(objects).filteredOn(ConfigMap.class::isInstance).hasSize(1);
+	}
+
+	@Test
+	void shouldRenderProductionValuesWithSecretsAndMonitoring() {
+		List<HasMetadata> objects = render((template) -> template.withValuesFile(CHART.resolve("ci")
+			.resolve("production-values.yaml")));
+
+		StatefulSet statefulSet = only(objects, StatefulSet.class);
+		assertThat(statefulSet.getSpec().getReplicas()).isEqualTo(5);
+		Container container = statefulSet.getSpec().getTemplate().getSpec().getContainers().get(0);
+		assertThat(container.getImage()).isEqualTo("registry.example.com/platform/valueguard:0.1.0");
+		// secrets come from existing Secrets, never from values
+		assertThat(env(container, "KAFKA_SASL_JAAS_CONFIG").getValueFrom().getSecretKeyRef().getName())
+			.isEqualTo("valueguard-kafka-user");
+		assertThat(env(container, "KAFKA_TRUSTSTORE_PASSWORD").getValueFrom().getSecretKeyRef().getKey())
+			.isEqualTo("ca.password");
+		assertThat(container.getVolumeMounts()).extracting((mount) -> mount.getMountPath())
+			.contains("/etc/valueguard/kafka-tls");
+		String application = objects.stream()
+			.filter(ConfigMap.class::isInstance)
+			.map(ConfigMap.class::cast)
+			.filter((map) -> map.getData().containsKey("application.yml"))
+			.findFirst()
+			.orElseThrow()
+			.getData()
+			.get("application.yml");
+		assertThat(application).contains("security.protocol: SASL_SSL", "sasl.mechanism: SCRAM-SHA-512",
+				"sasl.jaas.config: ${KAFKA_SASL_JAAS_CONFIG}", "ssl.truststore.location: /etc/valueguard/kafka-tls/ca.p12",
+				"partitions: 24");
+		assertThat(application).doesNotContain("password:\"", "scram");
+
+		ServiceMonitor monitor = only(objects, ServiceMonitor.class);
+		assertThat(monitor.getSpec().getEndpoints()).singleElement()
+			.satisfies((endpoint) -> assertThat(endpoint.getPath()).isEqualTo("/actuator/prometheus"));
+		assertThat(monitor.getMetadata().getLabels()).containsEntry("release", "kube-prometheus-stack");
+		PrometheusRule rules = only(objects, PrometheusRule.class);
+		assertThat(rules.getSpec().getGroups()).singleElement()
+			.satisfies((group) -> assertThat(group.getRules()).hasSize(6));
+		ConfigMap dashboard = objects.stream()
+			.filter(ConfigMap.class::isInstance)
+			.map(ConfigMap.class::cast)
+			.filter((map) -> map.getData().containsKey("valueguard.json"))
+			.findFirst()
+			.orElseThrow();
+		assertThat(dashboard.getMetadata().getLabels()).containsEntry("grafana_dashboard", "1");
+		assertThat(dashboard.getMetadata().getNamespace()).isEqualTo("monitoring");
+		assertThat(dashboard.getData().get("valueguard.json")).contains("\"uid\": \"valueguard\"");
+		assertThat(only(objects, Ingress.class).getSpec().getRules()).singleElement()
+			.satisfies((rule) -> assertThat(rule.getHost()).isEqualTo("valueguard.internal.example.com"));
+	}
+
+	@Test
+	void shouldRejectInvalidValuesWithSchema() {
+		for (String[] invalid : List.of(new String[] { "replicaCount", "0" },
+				new String[] { "kafka.securityProtocol", "KERBEROS" }, new String[] { "topics.partitions", "-3" },
+				new String[] { "persistence.size", "lots" }, new String[] { "replicas", "3" },
+				new String[] { "kafka.bootstrapServers", "" })) {
+			assertThatException().as("%s=%s", invalid[0], invalid[1])
+				.isThrownBy(() -> render((template) -> template.set(invalid[0], invalid[1])))
+				.withMessageContaining("schema");
+		}
+	}
+
+	private static List<HasMetadata> render(UnaryOperator<TemplateCommand> options) {
+		String manifests = options.apply(new Helm(CHART).template().withName("vg").withNamespace("data")).call();
+		List<HasMetadata> objects = new ArrayList<>();
+		for (String document : manifests.split("(?m)^---\\s*$")) {
+			if (document.lines().allMatch((line) -> line.isBlank() || line.startsWith("#"))) {
+				continue;
+			}
+			Object object = KUBERNETES.unmarshal(document);
+			assertThat(object).as(document).isInstanceOf(HasMetadata.class);
+			List<String> unknown = new ArrayList<>();
+			unknownFields(object, ((HasMetadata) object).getKind(), unknown);
+			assertThat(unknown).as("fields Kubernetes does not know").isEmpty();
+			objects.add((HasMetadata) object);
+		}
+		return objects;
+	}
+
+	/** Walks a parsed object and collects every field that did not map onto the Kubernetes model. */
+	private static void unknownFields(Object node, String path, List<String> unknown) {
+		if (node == null || !node.getClass().getName().startsWith("io.fabric8.")) {
+			return;
+		}
+		for (Method getter : node.getClass().getMethods()) {
+			if (getter.getParameterCount() != 0 || Modifier.isStatic(getter.getModifiers())
+					|| !getter.getName().startsWith("get") || getter.getName().equals("getClass")) {
+				continue;
+			}
+			Object value;
+			try {
+				value = getter.invoke(node);
+			}
+			catch (ReflectiveOperationException ex) {
+				continue;
+			}
+			String child = path + "." + getter.getName().substring(3);
+			if (getter.getName().equals("getAdditionalProperties") && value instanceof Map<?, ?> extra) {
+				extra.keySet().forEach((key) -> unknown.add(path + "." + key));
+			}
+			else if (value instanceof Collection<?> items) {
+				items.forEach((item) -> unknownFields(item, child, unknown));
+			}
+			else if (value instanceof Map<?, ?> entries) {
+				entries.values().forEach((item) -> unknownFields(item, child, unknown));
+			}
+			else {
+				unknownFields(value, child, unknown);
+			}
+		}
+	}
+
+	private static <T> T only(List<HasMetadata> objects, Class<T> type) {
+		List<T> matching = objects.stream().filter(type::isInstance).map(type::cast).toList();
+		assertThat(matching).as(type.getSimpleName()).hasSize(1);
+		return matching.get(0);
+	}
+
+	private static EnvVar env(Container container, String name) {
+		return container.getEnv()
+			.stream()
+			.filter((variable) -> variable.getName().equals(name))
+			.findFirst()
+			.orElseThrow(() -> new AssertionError("no env " + name + " in " + Arrays.toString(
+					container.getEnv().stream().map(EnvVar::getName).toArray())));
+	}
+
+}
