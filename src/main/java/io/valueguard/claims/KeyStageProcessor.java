@@ -3,7 +3,7 @@ package io.valueguard.claims;
 import java.util.Set;
 
 import io.valueguard.owners.OwnerCommand;
-import io.valueguard.system.StateTable;
+import io.valueguard.system.KeyValueStoreTable;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -55,19 +55,7 @@ final class KeyStageProcessor implements Processor<String, KeyInput, String, Key
 	public void init(ProcessorContext<String, KeyOutput> context) {
 		this.context = context;
 		KeyValueStore<String, KeyClaim> store = context.getStateStore(STORE);
-		this.stage = new KeyStage(new StateTable<>() {
-
-			@Override
-			public @Nullable KeyClaim get(String key) {
-				return store.get(key);
-			}
-
-			@Override
-			public void put(String key, KeyClaim value) {
-				store.put(key, value);
-			}
-
-		}, new Effects());
+		this.stage = new KeyStage(new KeyValueStoreTable<>(store), new Effects());
 	}
 
 	@Override

@@ -86,7 +86,8 @@ public class StoreLags {
 		}
 	}
 
-	static Set<Integer> activePartitions(KafkaStreams streams) {
+	/** The partitions this instance's client is active for (its active tasks). */
+	public static Set<Integer> activePartitions(KafkaStreams streams) {
 		Set<Integer> partitions = new java.util.HashSet<>();
 		for (ThreadMetadata thread : streams.metadataForLocalThreads()) {
 			for (TaskMetadata task : thread.activeTasks()) {

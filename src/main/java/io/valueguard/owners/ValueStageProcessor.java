@@ -4,7 +4,7 @@ import java.util.Set;
 
 import io.valueguard.claims.Eviction;
 import io.valueguard.claims.PipelineEvents;
-import io.valueguard.system.StateTable;
+import io.valueguard.system.KeyValueStoreTable;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -52,19 +52,8 @@ final class ValueStageProcessor implements Processor<String, OwnerCommand, Strin
 	@Override
 	public void init(ProcessorContext<String, Eviction> context) {
 		KeyValueStore<String, Owner> store = context.getStateStore(STORE);
-		this.stage = new ValueStage(new StateTable<>() {
-
-			@Override
-			public @Nullable Owner get(String value) {
-				return store.get(value);
-			}
-
-			@Override
-			public void put(String value, Owner owner) {
-				store.put(value, owner);
-			}
-
-		}, (key, eviction) -> context.forward(new Record<>(key, eviction, this.recordTimestamp)));
+		this.stage = new ValueStage(new KeyValueStoreTable<>(store),
+				(key, eviction) -> context.forward(new Record<>(key, eviction, this.recordTimestamp)));
 	}
 
 	@Override

@@ -7,8 +7,8 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 
+import io.valueguard.kafka.StoreLags;
 import io.valueguard.kafka.StreamsClients;
 import io.valueguard.kafka.TopicProvisioner;
 import io.valueguard.owners.ClaimOrder;
@@ -16,8 +16,6 @@ import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.StreamsMetadata;
-import org.apache.kafka.streams.TaskMetadata;
-import org.apache.kafka.streams.ThreadMetadata;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.state.HostInfo;
 import org.apache.kafka.streams.state.KeyValueIterator;
@@ -75,30 +73,8 @@ class Listings {
 
 	private <V, T> Page<T> page(StoreView<V, T> view, @Nullable String after, int limit,
 			ParameterizedTypeReference<LocalPage<T>> type, int partitions) {
-		long deadline = System.nanoTime() + this.properties.retryBudget().toNanos();
-		String problem;
-		while (true) {
-			try {
-				Page<T> page = merge(view, gather(view, after, limit, type), limit, partitions);
-				if (page != null) {
-					return page;
-				}
-				problem = "not every partition answered exactly once";
-			}
-			catch (CompletionException | InvalidStateStoreException | RemoteInstances.UnavailableException ex) {
-				problem = (ex.getCause() != null) ? ex.getCause().getMessage() : ex.getMessage();
-			}
-			if (System.nanoTime() + this.properties.retryBackoff().toNanos() > deadline) {
-				throw new StoreUnavailableException(view.store(), problem, this.properties.retryBudget());
-			}
-			try {
-				Thread.sleep(this.properties.retryBackoff().toMillis());
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				throw new IllegalStateException(ex);
-			}
-		}
+		return RetryBudget.retry(this.properties, view.store(),
+				() -> merge(view, gather(view, after, limit, type), limit, partitions));
 	}
 
 	private <V, T> List<LocalPage<T>> gather(StoreView<V, T> view, @Nullable String after, int limit,
@@ -155,7 +131,7 @@ class Listings {
 		List<Integer> served = new ArrayList<>();
 		List<T> items = new ArrayList<>();
 		boolean more = false;
-		for (int partition : activePartitions(streams)) {
+		for (int partition : new java.util.TreeSet<>(StoreLags.activePartitions(streams))) {
 			StoreQueryParameters<ReadOnlyKeyValueStore<String, V>> parameters = StoreQueryParameters
 				.fromNameAndType(view.store(), QueryableStoreTypes.<String, V>keyValueStore())
 				.withPartition(partition);
@@ -194,17 +170,6 @@ class Listings {
 			more = true;
 		}
 		return new LocalPage<>(Hosts.name(this.clients.self()), items, served, more);
-	}
-
-	private static List<Integer> activePartitions(KafkaStreams streams) {
-		List<Integer> partitions = new ArrayList<>();
-		for (ThreadMetadata thread : streams.metadataForLocalThreads()) {
-			for (TaskMetadata task : thread.activeTasks()) {
-				partitions.add(task.taskId().partition());
-			}
-		}
-		partitions.sort(Integer::compare);
-		return partitions;
 	}
 
 }

@@ -1,6 +1,5 @@
 package io.valueguard.query;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
@@ -83,24 +82,7 @@ public class LookupRouter {
 	}
 
 	private <V, T> Answer<T> retrying(StoreView<V, T> view, String key, @Nullable Long maxLag, boolean forwarded) {
-		long deadline = System.nanoTime() + this.properties.retryBudget().toNanos();
-		String lastProblem = "not started";
-		while (true) {
-			try {
-				Answer<T> answer = attempt(view, key, maxLag, forwarded);
-				if (answer != null) {
-					return answer;
-				}
-				lastProblem = "no instance holds the partition in a queryable state";
-			}
-			catch (InvalidStateStoreException | RemoteInstances.UnavailableException ex) {
-				lastProblem = ex.getMessage();
-			}
-			if (System.nanoTime() + this.properties.retryBackoff().toNanos() > deadline) {
-				throw new StoreUnavailableException(view.store(), lastProblem, this.properties.retryBudget());
-			}
-			pause(this.properties.retryBackoff());
-		}
+		return RetryBudget.retry(this.properties, view.store(), () -> attempt(view, key, maxLag, forwarded));
 	}
 
 	/** One try: an answer, or null when nobody can answer right now. */
@@ -181,16 +163,6 @@ public class LookupRouter {
 		}
 		String cacheKey = view.store() + '\u0000' + maxLag + '\u0000' + key;
 		return (Answer<T>) this.remoteAnswers.get(cacheKey, (ignored) -> this.remote.lookup(host, view, key, maxLag));
-	}
-
-	private static void pause(Duration backoff) {
-		try {
-			Thread.sleep(backoff.toMillis());
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException("Interrupted while waiting to retry a lookup", ex);
-		}
 	}
 
 }

@@ -1,5 +1,6 @@
 package io.valueguard.kafka;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -19,6 +20,7 @@ import org.springframework.kafka.test.EmbeddedKafkaBroker;
 import org.springframework.kafka.test.context.EmbeddedKafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 @Tag("integration")
@@ -34,16 +36,19 @@ class TopicProvisionerIntegrationTests {
 			TopicProvisioner provisioner = new TopicProvisioner(properties, kafkaAdmin(broker));
 
 			assertThat(provisioner.claimsPartitions()).isEqualTo(3);
-			Map<String, TopicDescription> topics = admin.describeTopics(Set.of(properties.evictionFeedbackTopic(),
-					properties.ownerCommandsTopic(), properties.topics().bindings(), properties.topics().evictions(),
-					properties.topics().dlq()))
-				.allTopicNames()
-				.get();
-			assertThat(topics.get(properties.evictionFeedbackTopic()).partitions()).hasSize(3);
-			assertThat(topics.get(properties.ownerCommandsTopic()).partitions()).hasSize(6);
-			ConfigResource bindings = new ConfigResource(ConfigResource.Type.TOPIC, properties.topics().bindings());
-			assertThat(admin.describeConfigs(List.of(bindings)).all().get().get(bindings).get("cleanup.policy").value())
-				.isEqualTo("compact");
+			// metadata of new topics reaches every broker component shortly after creation
+			await("topics described").atMost(Duration.ofSeconds(30)).ignoreExceptions().untilAsserted(() -> {
+				Map<String, TopicDescription> topics = admin.describeTopics(Set.of(properties.evictionFeedbackTopic(),
+						properties.ownerCommandsTopic(), properties.topics().bindings(), properties.topics().evictions(),
+						properties.topics().dlq()))
+					.allTopicNames()
+					.get();
+				assertThat(topics.get(properties.evictionFeedbackTopic()).partitions()).hasSize(3);
+				assertThat(topics.get(properties.ownerCommandsTopic()).partitions()).hasSize(6);
+				ConfigResource bindings = new ConfigResource(ConfigResource.Type.TOPIC, properties.topics().bindings());
+				assertThat(admin.describeConfigs(List.of(bindings)).all().get().get(bindings).get("cleanup.policy").value())
+					.isEqualTo("compact");
+			});
 		}
 	}
 

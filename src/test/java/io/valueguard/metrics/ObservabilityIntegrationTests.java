@@ -1,8 +1,5 @@
 package io.valueguard.metrics;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -14,6 +11,7 @@ import java.util.TreeSet;
 
 import io.valueguard.ValueGuardApplication;
 import io.valueguard.support.ApiClient;
+import io.valueguard.support.FreePorts;
 import io.valueguard.support.KafkaProbe;
 import io.valueguard.support.PromQlNames;
 import io.valueguard.support.Scrape;
@@ -75,7 +73,7 @@ class ObservabilityIntegrationTests {
 	}
 
 	private static ConfigurableApplicationContext start(String stateDir) {
-		port = freePort();
+		port = FreePorts.next();
 		ConfigurableApplicationContext context = new SpringApplicationBuilder(ValueGuardApplication.class).run(
 				"--server.port=" + port, "--spring.kafka.bootstrap-servers=" + brokers,
 				"--valueguard.embedded-kafka.enabled=false", "--valueguard.topics.partitions=4",
@@ -157,7 +155,7 @@ class ObservabilityIntegrationTests {
 	@Order(3)
 	void shouldBeScrapedByRealPrometheus() throws Exception {
 		Path prometheus = onPath("prometheus");
-		int prometheusPort = freePort();
+		int prometheusPort = FreePorts.next();
 		Path config = work.resolve("prometheus.yml");
 		Files.writeString(config, """
 				global:
@@ -227,13 +225,5 @@ class ObservabilityIntegrationTests {
 		throw new IllegalStateException("unreachable");
 	}
 
-	private static int freePort() {
-		try (ServerSocket socket = new ServerSocket(0)) {
-			return socket.getLocalPort();
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
-		}
-	}
 
 }

@@ -1,8 +1,5 @@
 package io.valueguard.query;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,6 +12,7 @@ import java.util.Set;
 
 import io.valueguard.ValueGuardApplication;
 import io.valueguard.support.ApiClient;
+import io.valueguard.support.FreePorts;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -63,7 +61,7 @@ class MultiInstanceIntegrationTests {
 	@BeforeAll
 	static void startThreeInstances(EmbeddedKafkaBroker broker) {
 		for (int i = 0; i < 3; i++) {
-			int port = freePort();
+			int port = FreePorts.next();
 			List<String> args = new ArrayList<>(List.of("--server.port=" + port,
 					"--spring.kafka.bootstrap-servers=" + broker.getBrokersAsString(),
 					"--valueguard.embedded-kafka.enabled=false", "--valueguard.topics.partitions=6",
@@ -233,13 +231,5 @@ class MultiInstanceIntegrationTests {
 		return keys;
 	}
 
-	private static int freePort() {
-		try (ServerSocket socket = new ServerSocket(0)) {
-			return socket.getLocalPort();
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
-		}
-	}
 
 }

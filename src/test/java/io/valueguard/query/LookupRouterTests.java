@@ -1,0 +1,123 @@
+package io.valueguard.query;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.valueguard.kafka.StoreLags;
+import io.valueguard.kafka.StreamsClients;
+import org.apache.kafka.common.serialization.Serializer;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.KeyQueryMetadata;
+import org.apache.kafka.streams.state.HostInfo;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.eq;
+import static org.mockito.ArgumentMatchers.isNull;
+import static org.mockito.BDDMockito.given;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.times;
+import static org.mockito.Mockito.verify;
+
+/** Routing decisions of lookups whose key lives on another instance, with Kafka Streams and HTTP mocked away. */
+class LookupRouterTests {
+
+	private static final HostInfo SELF = new HostInfo("self", 8080);
+
+	private static final HostInfo ACTIVE = new HostInfo("active", 8080);
+
+	private static final HostInfo STANDBY = new HostInfo("standby", 8080);
+
+	private final StreamsClients clients = mock(StreamsClients.class);
+
+	private final StoreLags lags = mock(StoreLags.class);
+
+	private final RemoteInstances remote = mock(RemoteInstances.class);
+
+	private final KafkaStreams streams = mock(KafkaStreams.class);
+
+	@BeforeEach
+	@SuppressWarnings("unchecked")
+	void cluster() {
+		given(this.clients.self()).willReturn(SELF);
+		given(this.clients.forStore("bindings")).willReturn(Optional.of(this.streams));
+		given(this.streams.queryMetadataForKey(eq("bindings"), eq("alice"), any(Serializer.class)))
+			.willReturn(new KeyQueryMetadata(ACTIVE, java.util.Set.of(STANDBY), 3));
+		given(this.lags.lag(any(), any(Integer.class))).willReturn(OptionalLong.empty());
+	}
+
+	private LookupRouter router(Duration remoteCacheTtl) {
+		QueryProperties properties = new QueryProperties(Duration.ofMillis(300), Duration.ofMillis(50),
+				Duration.ofSeconds(1), Duration.ofSeconds(1), remoteCacheTtl, 100, Duration.ofSeconds(1), 1000);
+		return new LookupRouter(this.clients, this.lags, this.remote, properties,
+				new LookupMetrics(new SimpleMeterRegistry()));
+	}
+
+	@Test
+	void shouldForwardOnceToActiveHost() {
+		Answer<BindingView> remoteAnswer = new Answer<>(new BindingView("alice", "phone", 1), "active:8080", null);
+		given(this.remote.lookup(ACTIVE, StoreView.BINDINGS, "alice", null)).willReturn(remoteAnswer);
+
+		assertThat(router(Duration.ZERO).binding("alice", null, false)).isEqualTo(remoteAnswer);
+		assertThat(router(Duration.ZERO).binding("alice", null, false)).isEqualTo(remoteAnswer);
+		verify(this.remote, times(2)).lookup(ACTIVE, StoreView.BINDINGS, "alice", null);
+	}
+
+	@Test
+	void shouldServeRepeatedForwardedLookupsFromCacheWhenEnabled() {
+		given(this.remote.lookup(ACTIVE, StoreView.BINDINGS, "alice", null))
+			.willReturn(new Answer<>(new BindingView("alice", "phone", 1), "active:8080", null));
+		LookupRouter router = router(Duration.ofMinutes(1));
+
+		router.binding("alice", null, false);
+		router.binding("alice", null, false);
+
+		verify(this.remote, times(1)).lookup(ACTIVE, StoreView.BINDINGS, "alice", null);
+	}
+
+	@Test
+	void shouldNeverForwardAgainWhenRequestWasForwarded() {
+		assertThatExceptionOfType(StoreUnavailableException.class)
+			.isThrownBy(() -> router(Duration.ZERO).binding("alice", null, true))
+			.withMessageContaining("could not answer within 300 ms");
+		verify(this.remote, times(0)).lookup(any(), any(), any(), any());
+	}
+
+	@Test
+	void shouldGiveUpWithinBudgetWhenActiveHostIsUnreachable() {
+		given(this.remote.lookup(ACTIVE, StoreView.BINDINGS, "alice", null))
+			.willThrow(new RemoteInstances.UnavailableException("Cannot reach active:8080", null));
+		long start = System.nanoTime();
+
+		assertThatExceptionOfType(StoreUnavailableException.class)
+			.isThrownBy(() -> router(Duration.ZERO).binding("alice", null, false))
+			.withMessageContaining("Cannot reach active:8080");
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+	}
+
+	@Test
+	void shouldAskStandbyWhenActiveIsUnreachableAndStaleReadsAreAllowed() {
+		given(this.remote.lookup(ACTIVE, StoreView.BINDINGS, "alice", 100L))
+			.willThrow(new RemoteInstances.UnavailableException("Cannot reach active:8080", null));
+		Answer<BindingView> stale = new Answer<>(new BindingView("alice", "phone", 1), "standby:8080", 7L);
+		given(this.remote.lookup(STANDBY, StoreView.BINDINGS, "alice", 100L)).willReturn(stale);
+
+		assertThat(router(Duration.ZERO).binding("alice", 100L, false)).isEqualTo(stale);
+	}
+
+	@Test
+	void shouldWaitForMetadataWhileRebalancing() {
+		given(this.streams.queryMetadataForKey(eq("bindings"), eq("alice"), any(Serializer.class)))
+			.willReturn(KeyQueryMetadata.NOT_AVAILABLE);
+
+		assertThatExceptionOfType(StoreUnavailableException.class)
+			.isThrownBy(() -> router(Duration.ZERO).binding("alice", null, false));
+		verify(this.remote, times(0)).lookup(any(), any(), any(), isNull());
+	}
+
+}
