@@ -20,7 +20,8 @@ import org.springframework.stereotype.Component;
 @Component
 public class ClaimPublisher {
 
-	private static final Duration SEND_TIMEOUT = Duration.ofSeconds(10);
+	/** Longer than the producer's delivery.timeout.ms, so the producer's own verdict arrives first. */
+	private static final Duration SEND_TIMEOUT = Duration.ofSeconds(15);
 
 	/** Where the record went: topic, partition, offset and the timestamp that is the claim's time. */
 	public record Receipt(String key, @Nullable String value, String topic, int partition, long offset,

@@ -1,0 +1,197 @@
+package io.valueguard;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+
+import io.valueguard.support.ApiClient;
+import io.valueguard.support.FreePorts;
+import io.valueguard.support.HistoryGenerator;
+import io.valueguard.support.InputRecord;
+import io.valueguard.support.KafkaProbe;
+import io.valueguard.support.ReferenceModel;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.kafka.test.EmbeddedKafkaBroker;
+import org.springframework.kafka.test.context.EmbeddedKafka;
+
+import static io.valueguard.support.TopologyHarness.utf8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A crash in the middle of transactions: the packaged application runs as a separate process, is killed with
+ * SIGKILL while it works through a race of claims, and is started again on the same state directory. Exactly-once
+ * processing must leave the same final state as if nothing had happened, and each eviction event exactly once.
+ */
+@Tag("integration")
+@EmbeddedKafka(partitions = 4, brokerProperties = { "transaction.state.log.replication.factor=1",
+		"transaction.state.log.min.isr=1", "offsets.topic.replication.factor=1" })
+class CrashRecoveryIntegrationTests {
+
+	private static final Duration PATIENCE = Duration.ofSeconds(120);
+
+	private static final JsonMapper JSON = JsonMapper.builder().build();
+
+	@TempDir
+	Path work;
+
+	private final List<Process> processes = new ArrayList<>();
+
+	@AfterEach
+	void killAll() {
+		this.processes.forEach(Process::destroyForcibly);
+	}
+
+	@Test
+	void shouldReachFinalStateExactlyOnceWhenKilledMidTransaction(EmbeddedKafkaBroker broker) throws Exception {
+		long seed = System.nanoTime();
+		Random random = new Random(seed);
+		List<InputRecord> history = new HistoryGenerator(random, 200, 25).history(4_000)
+			.stream()
+			.map((record) -> new InputRecord(record.key(), record.value(),
+					System.currentTimeMillis() + record.timestamp() * 50))
+			.toList();
+		int port = FreePorts.next();
+		Process first = start(broker, port, "first.log");
+		ApiClient api = new ApiClient(port);
+		awaitReady(api, first);
+
+		try (KafkaProbe kafka = new KafkaProbe(broker.getBrokersAsString())) {
+			for (int i = 0; i < history.size(); i++) {
+				InputRecord record = history.get(i);
+				kafka.send("valueguard.claims", utf8(record.key()),
+						(record.value() != null) ? utf8(record.value()) : null, record.timestamp());
+				if (i == history.size() / 3) {
+					// mid-stream, with transactions open on both stages: no shutdown hook, no commit
+					first.destroyForcibly().waitFor();
+				}
+			}
+		}
+		Process second = start(broker, port, "second.log");
+		awaitReady(api, second);
+
+		ReferenceModel expected = new ReferenceModel().apply(history);
+		Set<String> keys = new HashSet<>();
+		Set<String> values = new HashSet<>();
+		history.forEach((record) -> {
+			keys.add(record.key());
+			if (record.value() != null) {
+				values.add(record.value());
+			}
+		});
+		String reproduce = "seed " + seed + ", logs in " + this.work;
+		await("final state after the crash (" + reproduce + ")").atMost(PATIENCE).untilAsserted(() -> {
+			assertThat(table(broker, "valueguard.bindings", keys)).isEqualTo(expected.bindings());
+			assertThat(owners(api, values)).isEqualTo(expected.owners());
+		});
+
+		// exactly once: a replayed transaction that had been half written would show as a second tombstone for a
+		// key that was already unbound, or as more eviction events for a key than it has tombstones
+		try (KafkaProbe kafka = new KafkaProbe(broker.getBrokersAsString())) {
+			Map<String, List<String>> bindings = new HashMap<>();
+			for (ConsumerRecord<byte[], byte[]> record : kafka.readAll("valueguard.bindings")) {
+				bindings.computeIfAbsent(new String(record.key(), StandardCharsets.UTF_8), (key) -> new ArrayList<>())
+					.add((record.value() != null) ? new String(record.value(), StandardCharsets.UTF_8) : null);
+			}
+			Map<String, Integer> evictions = new HashMap<>();
+			for (ConsumerRecord<byte[], byte[]> record : kafka.readAll("valueguard.evictions")) {
+				evictions.merge(JSON.readTree(record.value()).get("key").asString(), 1, Integer::sum);
+			}
+			assertThat(evictions).as("evictions happened (" + reproduce + ")").isNotEmpty();
+			// the kill did land inside open transactions: their records were written, then aborted
+			assertThat(kafka.readAll("valueguard.bindings", false).size())
+				.as("records of aborted transactions on the bindings topic (" + reproduce + ")")
+				.isGreaterThan(bindings.values().stream().mapToInt(List::size).sum());
+			bindings.forEach((key, sequence) -> {
+				String previous = "";
+				int tombstones = 0;
+				for (String value : sequence) {
+					if (value == null) {
+						assertThat(previous).as("tombstone of %s after %s (%s)", key, sequence, reproduce).isNotNull();
+						tombstones++;
+					}
+					previous = value;
+				}
+				assertThat(evictions.getOrDefault(key, 0)).as("evictions of %s (%s)", key, reproduce)
+					.isLessThanOrEqualTo(tombstones);
+			});
+		}
+	}
+
+	private Process start(EmbeddedKafkaBroker broker, int port, String log) throws IOException {
+		File jar;
+		try (var files = Files.list(Path.of("target"))) {
+			jar = files.filter((file) -> file.getFileName().toString().matches("valueguard-.*\\.jar"))
+				.findFirst()
+				.orElseThrow(() -> new IllegalStateException("no packaged jar in target/: run ./mvnw verify"))
+				.toFile();
+		}
+		Process process = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+				"-Xmx512m", "-jar", jar.getPath(), "--server.port=" + port,
+				"--spring.kafka.bootstrap-servers=" + broker.getBrokersAsString(),
+				"--valueguard.embedded-kafka.enabled=false", "--valueguard.topics.partitions=4",
+				"--valueguard.state-dir=" + this.work.resolve("state"),
+				// long commits: the kill lands inside open transactions
+				"--spring.cloud.stream.kafka.streams.binder.configuration.commit.interval.ms=2000",
+				"--spring.cloud.stream.kafka.streams.binder.configuration.session.timeout.ms=6000")
+			.redirectErrorStream(true)
+			.redirectOutput(this.work.resolve(log).toFile())
+			.start();
+		this.processes.add(process);
+		return process;
+	}
+
+	private void awaitReady(ApiClient api, Process process) {
+		await("instance ready").atMost(PATIENCE).ignoreExceptions().until(() -> {
+			assertThat(process.isAlive()).as("process alive, see " + this.work).isTrue();
+			return api.get("/actuator/health/readiness").status() == 200;
+		});
+	}
+
+	private static Map<String, String> table(EmbeddedKafkaBroker broker, String topic, Set<String> keys) {
+		Map<String, String> table = new HashMap<>();
+		try (KafkaProbe kafka = new KafkaProbe(broker.getBrokersAsString())) {
+			for (ConsumerRecord<byte[], byte[]> record : kafka.readAll(topic)) {
+				String key = new String(record.key(), StandardCharsets.UTF_8);
+				if (!keys.contains(key)) {
+					continue;
+				}
+				if (record.value() == null) {
+					table.remove(key);
+				}
+				else {
+					table.put(key, new String(record.value(), StandardCharsets.UTF_8));
+				}
+			}
+		}
+		return table;
+	}
+
+	private static Map<String, String> owners(ApiClient api, Set<String> values) {
+		Map<String, String> owners = new HashMap<>();
+		for (String value : values) {
+			ApiClient.Reply reply = api.owner(value);
+			if (reply.status() == 200) {
+				owners.put(value, reply.json().get("key").asString());
+			}
+		}
+		return owners;
+	}
+
+}
