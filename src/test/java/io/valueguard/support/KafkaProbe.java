@@ -77,11 +77,24 @@ public final class KafkaProbe implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * True while some transaction has written to the topic and not yet committed or aborted: the high watermark
+	 * that a read_uncommitted reader sees is then ahead of the last stable offset that read_committed sees.
+	 */
+	public boolean hasOpenTransaction(String topic) {
+		return endOffsetSum(topic, "read_uncommitted") > endOffsetSum(topic, "read_committed");
+	}
+
 	/** How many records the topic holds, over all partitions: to show that nothing was produced. */
 	public long endOffsetSum(String topic) {
+		return endOffsetSum(topic, "read_uncommitted");
+	}
+
+	private long endOffsetSum(String topic, String isolation) {
 		try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(
-				Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, this.bootstrapServers), new ByteArrayDeserializer(),
-				new ByteArrayDeserializer())) {
+				Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, this.bootstrapServers,
+						ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation),
+				new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
 			List<TopicPartition> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(10))
 				.stream()
 				.map((info) -> new TopicPartition(topic, info.partition()))
