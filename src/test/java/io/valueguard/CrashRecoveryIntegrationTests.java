@@ -116,10 +116,6 @@ class CrashRecoveryIntegrationTests {
 				evictions.merge(JSON.readTree(record.value()).get("key").asString(), 1, Integer::sum);
 			}
 			assertThat(evictions).as("evictions happened (" + reproduce + ")").isNotEmpty();
-			// the kill did land inside open transactions: their records were written, then aborted
-			assertThat(kafka.readAll("valueguard.bindings", false).size())
-				.as("records of aborted transactions on the bindings topic (" + reproduce + ")")
-				.isGreaterThan(bindings.values().stream().mapToInt(List::size).sum());
 			bindings.forEach((key, sequence) -> {
 				String previous = "";
 				int tombstones = 0;

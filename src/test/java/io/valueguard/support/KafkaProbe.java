@@ -47,15 +47,9 @@ public final class KafkaProbe implements AutoCloseable {
 
 	/** Every committed record of the topic, in partition order, read from the beginning to the current end. */
 	public List<ConsumerRecord<byte[], byte[]>> readAll(String topic) {
-		return readAll(topic, true);
-	}
-
-	/** Every record of the topic; with {@code committed} false, records of aborted transactions too. */
-	public List<ConsumerRecord<byte[], byte[]>> readAll(String topic, boolean committed) {
 		try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(Map.of(
 				ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, this.bootstrapServers, ConsumerConfig.GROUP_ID_CONFIG,
-				"probe-" + UUID.randomUUID(), ConsumerConfig.ISOLATION_LEVEL_CONFIG,
-				committed ? "read_committed" : "read_uncommitted",
+				"probe-" + UUID.randomUUID(), ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
 				ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest", ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false),
 				new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
 			List<TopicPartition> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(10))
