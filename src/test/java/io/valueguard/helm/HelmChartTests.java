@@ -67,6 +67,9 @@ class HelmChartTests {
 			.isEqualTo("$(POD_NAME).vg-valueguard-headless.$(POD_NAMESPACE).svc");
 		assertThat(env(container, "VALUEGUARD_ADVERTISED_PORT").getValue()).isEqualTo("8080");
 		assertThat(env(container, "KAFKA_BOOTSTRAP_SERVERS").getValue()).isEqualTo("kafka:9092");
+		// heap at 40% of the limit, the rest kept for RocksDB off-heap, with and without the buildpack's calculator
+		assertThat(env(container, "JAVA_TOOL_OPTIONS").getValue()).contains("-XX:MaxRAMPercentage=40");
+		assertThat(env(container, "BPL_JVM_HEAD_ROOM").getValue()).isEqualTo("60");
 
 		assertThat(container.getStartupProbe().getHttpGet().getPath()).isEqualTo("/actuator/health/liveness");
 		assertThat(container.getStartupProbe().getFailureThreshold()).isEqualTo(90);
