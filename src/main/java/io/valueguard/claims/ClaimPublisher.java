@@ -7,6 +7,7 @@ import java.util.concurrent.TimeoutException;
 
 import io.valueguard.system.ValueGuardProperties;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.KafkaException;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.kafka.core.KafkaTemplate;
@@ -82,6 +83,10 @@ public class ClaimPublisher {
 		catch (ExecutionException ex) {
 			throw new PublishFailedException("Kafka did not accept the record: " + ex.getCause().getMessage(),
 					ex.getCause());
+		}
+		catch (KafkaException ex) {
+			// thrown by send itself, for example when no metadata arrives within max.block.ms
+			throw new PublishFailedException("Kafka did not accept the record: " + ex.getMessage(), ex);
 		}
 		catch (TimeoutException ex) {
 			throw new PublishFailedException("Kafka did not acknowledge the record within " + SEND_TIMEOUT.toSeconds()

@@ -1,0 +1,68 @@
+package io.valueguard.claims;
+
+import java.util.concurrent.CompletableFuture;
+
+import io.valueguard.support.TestProperties;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.kafka.core.KafkaTemplate;
+import org.springframework.kafka.support.SendResult;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.mockito.BDDMockito.given;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.verifyNoInteractions;
+
+class ClaimPublisherTests {
+
+	@SuppressWarnings("unchecked")
+	private final KafkaTemplate<String, String> template = mock(KafkaTemplate.class);
+
+	private final ClaimPublisher publisher = new ClaimPublisher(this.template, TestProperties.defaults());
+
+	@Test
+	void shouldReturnWhereTheClaimWentWhenKafkaAcknowledges() {
+		RecordMetadata metadata = new RecordMetadata(new TopicPartition("valueguard.claims", 2), 40, 1, 1234, 5, 5);
+		given(this.template.send("valueguard.claims", "alice", "phone")).willReturn(CompletableFuture
+			.completedFuture(new SendResult<>(new ProducerRecord<>("valueguard.claims", "alice", "phone"), metadata)));
+
+		assertThat(this.publisher.publish("alice", "phone"))
+			.isEqualTo(new ClaimPublisher.Receipt("alice", "phone", "valueguard.claims", 2, 41, 1234));
+	}
+
+	@Test
+	void shouldProduceNothingWhenClaimIsInvalid() {
+		assertThatExceptionOfType(ClaimPublisher.InvalidClaimException.class)
+			.isThrownBy(() -> this.publisher.publish("", "phone"))
+			.satisfies((ex) -> assertThat(ex.rejection()).isEqualTo(ClaimRejection.MISSING_KEY));
+		assertThatExceptionOfType(ClaimPublisher.InvalidClaimException.class)
+			.isThrownBy(() -> this.publisher.publish("alice", "x".repeat(1025)));
+		verifyNoInteractions(this.template);
+	}
+
+	@Test
+	void shouldReportUnavailableWhenDeliveryFails() {
+		given(this.template.send("valueguard.claims", "alice", "phone"))
+			.willReturn(CompletableFuture.failedFuture(new TimeoutException("delivery timed out")));
+
+		assertThatExceptionOfType(ClaimPublisher.PublishFailedException.class)
+			.isThrownBy(() -> this.publisher.publish("alice", "phone"))
+			.withMessageContaining("delivery timed out");
+	}
+
+	@Test
+	void shouldReportUnavailableWhenSendItselfFails() {
+		given(this.template.send("valueguard.claims", "alice", null))
+			.willThrow(new TimeoutException("Topic valueguard.claims not present in metadata after 5000 ms."));
+
+		assertThatExceptionOfType(ClaimPublisher.PublishFailedException.class)
+			.isThrownBy(() -> this.publisher.publish("alice", null))
+			.withMessageContaining("not present in metadata");
+	}
+
+}
