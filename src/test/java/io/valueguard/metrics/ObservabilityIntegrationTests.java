@@ -103,9 +103,12 @@ class ObservabilityIntegrationTests {
 		await("every signal present").atMost(PATIENCE).untilAsserted(() -> {
 			Scrape scrape = scrape();
 			assertThat(scrape.sum("valueguard_key_stage_records_total", "outcome=\"claimed\"")).hasValue(11);
-			assertThat(scrape.sum("valueguard_evictions_total", "reason=\"superseded\"")).hasValue(5);
-			assertThat(scrape.sum("valueguard_evictions_total", "reason=\"late\"")).hasValue(1);
-			assertThat(scrape.sum("valueguard_value_stage_commands_total", "outcome=\"taken\"")).hasValue(5);
+			// six keys lose a value; whether as superseded or late depends on which command reaches the value stage
+			// first (k0 and k5 live on different partitions), so only the old claim from an hour ago is surely late
+			assertThat(scrape.sum("valueguard_evictions_total")).hasValue(6);
+			assertThat(scrape.sum("valueguard_evictions_total", "reason=\"late\"").orElse(0)).isGreaterThanOrEqualTo(1);
+			assertThat(scrape.sum("valueguard_value_stage_commands_total", "outcome=\"taken\"").orElse(0)
+					+ scrape.sum("valueguard_value_stage_commands_total", "outcome=\"lost\"").orElse(0)).isEqualTo(6);
 			assertThat(scrape.sum("valueguard_dlq_records_total", "reason=\"value_not_utf8\"")).hasValue(1);
 			assertThat(scrape.sum("valueguard_key_stage_records_total", "outcome=\"duplicate\"")).hasValue(0);
 			assertThat(scrape.sum("valueguard_key_stage_records_total", "outcome=\"stale_eviction\"")).isPresent();
