@@ -1,8 +1,10 @@
 package io.valueguard.query;
 
 import java.net.URI;
+import java.util.List;
 
 import io.valueguard.claims.ClaimPublisher;
+
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.http.MediaType;
@@ -60,11 +62,16 @@ class BindingsController {
 	}
 
 	@GetMapping
-	Object list(@RequestParam(required = false) @Nullable String after,
+	ResponseEntity<?> list(@RequestParam(required = false) @Nullable String after,
 			@RequestParam(defaultValue = "100") int limit,
 			@RequestHeader(name = ForwardingHeaders.FORWARDED, required = false) @Nullable String forwardedBy) {
 		int size = Responses.limit(limit, this.properties);
-		return (forwardedBy != null) ? this.listings.localBindings(after, size) : this.listings.bindings(after, size);
+		if (forwardedBy != null) {
+			LocalPage<BindingView> local = this.listings.localBindings(after, size);
+			return Responses.servedBy(List.of(local.servedBy())).body(local);
+		}
+		Listings.Listing<BindingView> listing = this.listings.bindings(after, size);
+		return Responses.servedBy(listing.servedBy()).body(listing.page());
 	}
 
 	private static ResponseEntity<ClaimPublisher.Receipt> accepted(String key, ClaimPublisher.Receipt receipt) {

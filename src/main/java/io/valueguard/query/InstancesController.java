@@ -4,6 +4,7 @@ import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RestController;
@@ -19,9 +20,11 @@ class InstancesController {
 	}
 
 	@GetMapping("/api/instances")
-	Object instances(
+	ResponseEntity<?> instances(
 			@RequestHeader(name = ForwardingHeaders.FORWARDED, required = false) @Nullable String forwardedBy) {
-		return (forwardedBy != null) ? this.reports.local() : List.copyOf(this.reports.all());
+		InstanceReport self = this.reports.local();
+		return Responses.servedBy(List.of(self.host()))
+			.body((forwardedBy != null) ? self : List.copyOf(this.reports.all()));
 	}
 
 }

@@ -55,11 +55,16 @@ class Listings {
 		this.properties = properties;
 	}
 
-	Page<BindingView> bindings(@Nullable String after, int limit) {
+	/** A merged page and the instances whose stores it was read from. */
+	record Listing<T>(Page<T> page, List<String> servedBy) {
+
+	}
+
+	Listing<BindingView> bindings(@Nullable String after, int limit) {
 		return page(StoreView.BINDINGS, after, limit, BINDING_PAGE, this.topics.claimsPartitions());
 	}
 
-	Page<OwnerView> owners(@Nullable String after, int limit) {
+	Listing<OwnerView> owners(@Nullable String after, int limit) {
 		return page(StoreView.OWNERS, after, limit, OWNER_PAGE, this.topics.ownerCommandsPartitions());
 	}
 
@@ -71,7 +76,7 @@ class Listings {
 		return local(StoreView.OWNERS, after, limit);
 	}
 
-	private <V, T> Page<T> page(StoreView<V, T> view, @Nullable String after, int limit,
+	private <V, T> Listing<T> page(StoreView<V, T> view, @Nullable String after, int limit,
 			ParameterizedTypeReference<LocalPage<T>> type, int partitions) {
 		return RetryBudget.retry(this.properties, view.store(),
 				() -> merge(view, gather(view, after, limit, type), limit, partitions));
@@ -97,7 +102,8 @@ class Listings {
 	}
 
 	/** The merged page, or null when the pages do not cover every partition exactly once. */
-	private <T> @Nullable Page<T> merge(StoreView<?, T> view, List<LocalPage<T>> pages, int limit, int partitions) {
+	private <T> @Nullable Listing<T> merge(StoreView<?, T> view, List<LocalPage<T>> pages, int limit,
+			int partitions) {
 		Set<Integer> seen = new HashSet<>();
 		for (LocalPage<T> page : pages) {
 			for (int partition : page.partitions()) {
@@ -121,7 +127,8 @@ class Listings {
 			more = true;
 		}
 		String next = (more && !items.isEmpty()) ? view.keyOf().apply(items.get(items.size() - 1)) : null;
-		return new Page<>(List.copyOf(items), next);
+		List<String> servedBy = pages.stream().map(LocalPage::servedBy).sorted().toList();
+		return new Listing<>(new Page<>(List.copyOf(items), next), servedBy);
 	}
 
 	/** This instance's share: entries after the cursor from every partition it is active for. */

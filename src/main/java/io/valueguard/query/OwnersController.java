@@ -1,5 +1,7 @@
 package io.valueguard.query;
 
+import java.util.List;
+
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.http.ResponseEntity;
@@ -35,11 +37,16 @@ class OwnersController {
 	}
 
 	@GetMapping
-	Object list(@RequestParam(required = false) @Nullable String after,
+	ResponseEntity<?> list(@RequestParam(required = false) @Nullable String after,
 			@RequestParam(defaultValue = "100") int limit,
 			@RequestHeader(name = ForwardingHeaders.FORWARDED, required = false) @Nullable String forwardedBy) {
 		int size = Responses.limit(limit, this.properties);
-		return (forwardedBy != null) ? this.listings.localOwners(after, size) : this.listings.owners(after, size);
+		if (forwardedBy != null) {
+			LocalPage<OwnerView> local = this.listings.localOwners(after, size);
+			return Responses.servedBy(List.of(local.servedBy())).body(local);
+		}
+		Listings.Listing<OwnerView> listing = this.listings.owners(after, size);
+		return Responses.servedBy(listing.servedBy()).body(listing.page());
 	}
 
 }

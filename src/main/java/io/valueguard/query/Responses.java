@@ -17,6 +17,11 @@ final class Responses {
 		return ResponseEntity.ok().headers(ForwardingHeaders.of(answer)).body(answer.entry());
 	}
 
+	/** A 200 that names the instances whose stores the body was read from. */
+	static ResponseEntity.BodyBuilder servedBy(java.util.List<String> instances) {
+		return ResponseEntity.ok().header(ForwardingHeaders.SERVED_BY, String.join(", ", instances));
+	}
+
 	static @Nullable Long maxLag(@Nullable Long maxLag) {
 		if (maxLag != null && maxLag < 0) {
 			throw new InvalidRequestException("maxLag must be zero or more records, not " + maxLag);

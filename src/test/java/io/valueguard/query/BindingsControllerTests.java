@@ -112,11 +112,13 @@ class BindingsControllerTests {
 
 	@Test
 	void shouldPageBindings() throws Exception {
-		given(this.listings.bindings("alice", 2)).willReturn(new Page<>(
-				java.util.List.of(new BindingView("bob", "v1", 1), new BindingView("carol", "v2", 2)), "carol"));
+		given(this.listings.bindings("alice", 2)).willReturn(new Listings.Listing<>(new Page<>(
+				java.util.List.of(new BindingView("bob", "v1", 1), new BindingView("carol", "v2", 2)), "carol"),
+				java.util.List.of("host-a:8080", "host-b:8080")));
 
 		this.mvc.perform(get("/api/bindings").param("after", "alice").param("limit", "2"))
 			.andExpect(status().isOk())
+			.andExpect(header().string("X-ValueGuard-Served-By", "host-a:8080, host-b:8080"))
 			.andExpect(jsonPath("$.items[0].key").value("bob"))
 			.andExpect(jsonPath("$.items[1].key").value("carol"))
 			.andExpect(jsonPath("$.next").value("carol"));

@@ -134,6 +134,9 @@ class MultiInstanceIntegrationTests {
 	@Test
 	@Order(2)
 	void shouldListEveryEntryExactlyOnceFromEveryInstance() {
+		assertThat(apis.get(2).get("/api/bindings?limit=1").headers().firstValue("X-ValueGuard-Served-By"))
+			.as("a listing names every instance it read")
+			.hasValue(String.join(", ", names.stream().sorted().toList()));
 		for (ApiClient api : apis) {
 			assertThat(listAll(api, "/api/bindings", "key")).isEqualTo(expectedBindings.keySet().stream().sorted().toList());
 			assertThat(listAll(api, "/api/owners", "value")).isEqualTo(expectedOwners.keySet().stream().sorted().toList());
