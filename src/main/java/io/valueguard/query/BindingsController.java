@@ -1,7 +1,6 @@
 package io.valueguard.query;
 
 import java.net.URI;
-import java.util.List;
 
 import io.valueguard.claims.ClaimPublisher;
 
@@ -65,13 +64,8 @@ class BindingsController {
 	ResponseEntity<?> list(@RequestParam(required = false) @Nullable String after,
 			@RequestParam(defaultValue = "100") int limit,
 			@RequestHeader(name = ForwardingHeaders.FORWARDED, required = false) @Nullable String forwardedBy) {
-		int size = Responses.limit(limit, this.properties);
-		if (forwardedBy != null) {
-			LocalPage<BindingView> local = this.listings.localBindings(after, size);
-			return Responses.servedBy(List.of(local.servedBy())).body(local);
-		}
-		Listings.Listing<BindingView> listing = this.listings.bindings(after, size);
-		return Responses.servedBy(listing.servedBy()).body(listing.page());
+		return Responses.listing(this.listings, StoreView.BINDINGS, after, Responses.limit(limit, this.properties),
+				forwardedBy != null);
 	}
 
 	private static ResponseEntity<ClaimPublisher.Receipt> accepted(String key, ClaimPublisher.Receipt receipt) {

@@ -60,20 +60,13 @@ class Listings {
 
 	}
 
-	Listing<BindingView> bindings(@Nullable String after, int limit) {
-		return page(StoreView.BINDINGS, after, limit, BINDING_PAGE, this.topics.claimsPartitions());
-	}
-
-	Listing<OwnerView> owners(@Nullable String after, int limit) {
-		return page(StoreView.OWNERS, after, limit, OWNER_PAGE, this.topics.ownerCommandsPartitions());
-	}
-
-	LocalPage<BindingView> localBindings(@Nullable String after, int limit) {
-		return local(StoreView.BINDINGS, after, limit);
-	}
-
-	LocalPage<OwnerView> localOwners(@Nullable String after, int limit) {
-		return local(StoreView.OWNERS, after, limit);
+	/** The page after {@code after}, merged from every instance. */
+	@SuppressWarnings("unchecked")
+	<T> Listing<T> listing(StoreView<?, T> view, @Nullable String after, int limit) {
+		if (view == StoreView.BINDINGS) {
+			return (Listing<T>) page(StoreView.BINDINGS, after, limit, BINDING_PAGE, this.topics.claimsPartitions());
+		}
+		return (Listing<T>) page(StoreView.OWNERS, after, limit, OWNER_PAGE, this.topics.ownerCommandsPartitions());
 	}
 
 	private <V, T> Listing<T> page(StoreView<V, T> view, @Nullable String after, int limit,
@@ -132,7 +125,7 @@ class Listings {
 	}
 
 	/** This instance's share: entries after the cursor from every partition it is active for. */
-	private <V, T> LocalPage<T> local(StoreView<V, T> view, @Nullable String after, int limit) {
+	<V, T> LocalPage<T> local(StoreView<V, T> view, @Nullable String after, int limit) {
 		KafkaStreams streams = this.clients.forStore(view.store())
 			.orElseThrow(() -> new InvalidStateStoreException("the " + view.store() + " stage has not started"));
 		List<Integer> served = new ArrayList<>();

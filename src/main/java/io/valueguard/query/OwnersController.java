@@ -1,7 +1,5 @@
 package io.valueguard.query;
 
-import java.util.List;
-
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.http.ResponseEntity;
@@ -40,13 +38,8 @@ class OwnersController {
 	ResponseEntity<?> list(@RequestParam(required = false) @Nullable String after,
 			@RequestParam(defaultValue = "100") int limit,
 			@RequestHeader(name = ForwardingHeaders.FORWARDED, required = false) @Nullable String forwardedBy) {
-		int size = Responses.limit(limit, this.properties);
-		if (forwardedBy != null) {
-			LocalPage<OwnerView> local = this.listings.localOwners(after, size);
-			return Responses.servedBy(List.of(local.servedBy())).body(local);
-		}
-		Listings.Listing<OwnerView> listing = this.listings.owners(after, size);
-		return Responses.servedBy(listing.servedBy()).body(listing.page());
+		return Responses.listing(this.listings, StoreView.OWNERS, after, Responses.limit(limit, this.properties),
+				forwardedBy != null);
 	}
 
 }

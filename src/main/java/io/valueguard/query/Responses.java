@@ -17,6 +17,17 @@ final class Responses {
 		return ResponseEntity.ok().headers(ForwardingHeaders.of(answer)).body(answer.entry());
 	}
 
+	/** A listing: this instance's share when another instance asked, the merged page otherwise. */
+	static <T> ResponseEntity<?> listing(Listings listings, StoreView<?, T> view, @Nullable String after, int limit,
+			boolean forwarded) {
+		if (forwarded) {
+			LocalPage<T> local = listings.local(view, after, limit);
+			return servedBy(java.util.List.of(local.servedBy())).body(local);
+		}
+		Listings.Listing<T> listing = listings.listing(view, after, limit);
+		return servedBy(listing.servedBy()).body(listing.page());
+	}
+
 	/** A 200 that names the instances whose stores the body was read from. */
 	static ResponseEntity.BodyBuilder servedBy(java.util.List<String> instances) {
 		return ResponseEntity.ok().header(ForwardingHeaders.SERVED_BY, String.join(", ", instances));

@@ -112,7 +112,7 @@ class BindingsControllerTests {
 
 	@Test
 	void shouldPageBindings() throws Exception {
-		given(this.listings.bindings("alice", 2)).willReturn(new Listings.Listing<>(new Page<>(
+		given(this.listings.listing(StoreView.BINDINGS, "alice", 2)).willReturn(new Listings.Listing<>(new Page<>(
 				java.util.List.of(new BindingView("bob", "v1", 1), new BindingView("carol", "v2", 2)), "carol"),
 				java.util.List.of("host-a:8080", "host-b:8080")));
 
