@@ -8,7 +8,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -89,18 +88,14 @@ class CrashRecoveryIntegrationTests {
 		awaitReady(api, second);
 
 		ReferenceModel expected = new ReferenceModel().apply(history);
-		Set<String> keys = new HashSet<>();
-		Set<String> values = new HashSet<>();
-		history.forEach((record) -> {
-			keys.add(record.key());
-			if (record.value() != null) {
-				values.add(record.value());
-			}
-		});
+		Set<String> keys = InputRecord.keysOf(history);
+		Set<String> values = InputRecord.valuesOf(history);
 		String reproduce = "seed " + seed + ", logs in " + this.work;
 		await("final state after the crash (" + reproduce + ")").atMost(PATIENCE).untilAsserted(() -> {
-			assertThat(table(broker, "valueguard.bindings", keys)).isEqualTo(expected.bindings());
-			assertThat(owners(api, values)).isEqualTo(expected.owners());
+			try (KafkaProbe kafka = new KafkaProbe(broker.getBrokersAsString())) {
+				assertThat(kafka.table("valueguard.bindings", keys)).isEqualTo(expected.bindings());
+			}
+			assertThat(api.owners(values)).isEqualTo(expected.owners());
 		});
 
 		// exactly once: a replayed transaction that had been half written would show as a second tombstone for a
@@ -162,34 +157,6 @@ class CrashRecoveryIntegrationTests {
 		});
 	}
 
-	private static Map<String, String> table(EmbeddedKafkaBroker broker, String topic, Set<String> keys) {
-		Map<String, String> table = new HashMap<>();
-		try (KafkaProbe kafka = new KafkaProbe(broker.getBrokersAsString())) {
-			for (ConsumerRecord<byte[], byte[]> record : kafka.readAll(topic)) {
-				String key = new String(record.key(), StandardCharsets.UTF_8);
-				if (!keys.contains(key)) {
-					continue;
-				}
-				if (record.value() == null) {
-					table.remove(key);
-				}
-				else {
-					table.put(key, new String(record.value(), StandardCharsets.UTF_8));
-				}
-			}
-		}
-		return table;
-	}
 
-	private static Map<String, String> owners(ApiClient api, Set<String> values) {
-		Map<String, String> owners = new HashMap<>();
-		for (String value : values) {
-			ApiClient.Reply reply = api.owner(value);
-			if (reply.status() == 200) {
-				owners.put(value, reply.json().get("key").asString());
-			}
-		}
-		return owners;
-	}
 
 }

@@ -2,10 +2,7 @@ package io.valueguard;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.UUID;
@@ -196,61 +193,19 @@ abstract class ValueGuardScenarios {
 					(record.value() != null) ? utf8(record.value()) : null, record.timestamp());
 		}
 		ReferenceModel expected = new ReferenceModel().apply(history);
-		Set<String> keys = new HashSet<>();
-		Set<String> values = new HashSet<>();
-		history.forEach((record) -> {
-			keys.add(record.key());
-			if (record.value() != null) {
-				values.add(record.value());
-			}
-		});
+		Set<String> keys = InputRecord.keysOf(history);
+		Set<String> values = InputRecord.valuesOf(history);
 
 		await("bindings match the final-state rule (seed " + seed + ")").atMost(PATIENCE).untilAsserted(() -> {
-			assertThat(boundOverRest(keys)).isEqualTo(expected.bindings());
-			assertThat(ownedOverRest(values)).isEqualTo(expected.owners());
+			assertThat(this.api.boundValues(keys)).isEqualTo(expected.bindings());
+			assertThat(this.api.owners(values)).isEqualTo(expected.owners());
 		});
 		await("bindings topic read as a table matches (seed " + seed + ")").atMost(PATIENCE)
-			.untilAsserted(() -> assertThat(bindingsTable(keys)).isEqualTo(expected.bindings()));
+			.untilAsserted(() -> assertThat(this.kafka.table("valueguard.bindings", keys)).isEqualTo(expected.bindings()));
 	}
 
-	private Map<String, String> bindingsTable(Set<String> keys) {
-		Map<String, String> table = new HashMap<>();
-		for (ConsumerRecord<byte[], byte[]> record : this.kafka.readAll("valueguard.bindings")) {
-			String key = text(record.key());
-			if (!keys.contains(key)) {
-				continue;
-			}
-			if (record.value() == null) {
-				table.remove(key);
-			}
-			else {
-				table.put(key, text(record.value()));
-			}
-		}
-		return table;
-	}
 
-	private Map<String, String> boundOverRest(Set<String> keys) {
-		Map<String, String> bound = new HashMap<>();
-		for (String key : keys) {
-			ApiClient.Reply reply = this.api.binding(key);
-			if (reply.status() == 200) {
-				bound.put(key, reply.json().get("value").asString());
-			}
-		}
-		return bound;
-	}
 
-	private Map<String, String> ownedOverRest(Set<String> values) {
-		Map<String, String> owned = new HashMap<>();
-		for (String value : values) {
-			ApiClient.Reply reply = this.api.owner(value);
-			if (reply.status() == 200) {
-				owned.put(value, reply.json().get("key").asString());
-			}
-		}
-		return owned;
-	}
 
 	private static String text(byte[] bytes) {
 		return (bytes != null) ? new String(bytes, StandardCharsets.UTF_8) : null;

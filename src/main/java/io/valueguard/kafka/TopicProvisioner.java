@@ -1,7 +1,7 @@
 package io.valueguard.kafka;
 
 import java.time.Duration;
-import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -16,7 +16,9 @@ import org.apache.commons.logging.LogFactory;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
@@ -95,57 +97,57 @@ public class TopicProvisioner {
 
 	private Optional<TopicDescription> describe(Admin admin, String topic) {
 		try {
-			return Optional.of(admin.describeTopics(Set.of(topic))
-				.allTopicNames()
-				.get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+			return Optional.of(await(admin.describeTopics(Set.of(topic)).allTopicNames(), "describe topic '" + topic + "'")
 				.get(topic));
 		}
-		catch (ExecutionException ex) {
-			if (ex.getCause() instanceof UnknownTopicOrPartitionException) {
-				return Optional.empty();
-			}
-			throw failure("describe topic '" + topic + "'", ex.getCause());
-		}
-		catch (TimeoutException ex) {
-			throw failure("describe topic '" + topic + "'", ex);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw failure("describe topic '" + topic + "'", ex);
+		catch (UnknownTopicOrPartitionException ex) {
+			return Optional.empty();
 		}
 	}
 
 	private int create(Admin admin, String topic, int partitions, Map<String, String> configs) {
 		ValueGuardProperties.Topics topics = this.properties.topics();
-		Map<String, String> allConfigs = new java.util.HashMap<>(configs);
+		Map<String, String> allConfigs = new HashMap<>(configs);
 		allConfigs.put(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, Integer.toString(topics.minInsyncReplicas()));
 		NewTopic newTopic = new NewTopic(topic, partitions, topics.replicationFactor()).configs(allConfigs);
 		try {
-			admin.createTopics(List.of(newTopic)).all().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+			await(admin.createTopics(List.of(newTopic)).all(), "create topic '" + topic + "'");
 			logger.info("Created topic '" + topic + "' with " + partitions + " partitions");
 			return partitions;
 		}
-		catch (ExecutionException ex) {
-			if (ex.getCause() instanceof TopicExistsException) {
-				// another instance created it first: take what it made
-				return describe(admin, topic).map((d) -> d.partitions().size()).orElse(partitions);
-			}
-			throw failure("create topic '" + topic + "'", ex.getCause());
-		}
-		catch (TimeoutException ex) {
-			throw failure("create topic '" + topic + "'", ex);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw failure("create topic '" + topic + "'", ex);
+		catch (TopicExistsException ex) {
+			// another instance created it first: take what it made
+			return describe(admin, topic).map((d) -> d.partitions().size()).orElse(partitions);
 		}
 	}
 
-	private IllegalStateException failure(String action, Throwable cause) {
-		List<String> hints = new ArrayList<>();
-		hints.add("Could not " + action + " within " + TIMEOUT.toSeconds() + "s");
-		hints.add("is Kafka reachable at spring.kafka.bootstrap-servers, and may this client create topics?");
-		return new IllegalStateException(String.join(": ", hints), cause);
+	/**
+	 * Waits for an admin call. Kafka's own errors come out unwrapped, for callers that expect some of them; a timeout,
+	 * an interrupt or any other failure becomes one clear start-up error.
+	 */
+	private static <T> T await(KafkaFuture<T> future, String action) {
+		try {
+			return future.get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+		}
+		catch (ExecutionException ex) {
+			if (ex.getCause() instanceof UnknownTopicOrPartitionException
+					|| ex.getCause() instanceof TopicExistsException) {
+				throw (ApiException) ex.getCause();
+			}
+			throw failure(action, ex.getCause());
+		}
+		catch (TimeoutException ex) {
+			throw failure(action, ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw failure(action, ex);
+		}
+	}
+
+	private static IllegalStateException failure(String action, Throwable cause) {
+		return new IllegalStateException("Could not " + action + " within " + TIMEOUT.toSeconds()
+				+ "s: is Kafka reachable at spring.kafka.bootstrap-servers, and may this client create topics?", cause);
 	}
 
 }

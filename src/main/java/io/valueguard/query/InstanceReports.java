@@ -64,6 +64,11 @@ class InstanceReports {
 		}
 	}
 
+	/** This instance, as {@code host:port}. */
+	String self() {
+		return Hosts.name(this.clients.self());
+	}
+
 	InstanceReport local() {
 		List<InstanceReport.Client> streams = new ArrayList<>();
 		for (StreamsBuilderFactoryBean factory : this.clients.all()) {
@@ -80,7 +85,7 @@ class InstanceReports {
 			.sorted(Comparator.comparing(InstanceReport.StorePartition::store)
 				.thenComparing(InstanceReport.StorePartition::partition))
 			.toList();
-		return new InstanceReport(Hosts.name(this.clients.self()), true, null, streams, stores);
+		return new InstanceReport(self(), true, null, streams, stores);
 	}
 
 }

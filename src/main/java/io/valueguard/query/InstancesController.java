@@ -22,9 +22,8 @@ class InstancesController {
 	@GetMapping("/api/instances")
 	ResponseEntity<?> instances(
 			@RequestHeader(name = ForwardingHeaders.FORWARDED, required = false) @Nullable String forwardedBy) {
-		InstanceReport self = this.reports.local();
-		return Responses.servedBy(List.of(self.host()))
-			.body((forwardedBy != null) ? self : List.copyOf(this.reports.all()));
+		return Responses.servedBy(List.of(this.reports.self()))
+			.body((forwardedBy != null) ? this.reports.local() : this.reports.all());
 	}
 
 }

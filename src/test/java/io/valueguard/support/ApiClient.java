@@ -8,6 +8,9 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
 
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -51,6 +54,28 @@ public final class ApiClient {
 
 	public Reply owner(String value) {
 		return get("/api/owners/" + segment(value));
+	}
+
+	/** Key to bound value, for each of {@code keys} that is bound, asked one by one. */
+	public Map<String, String> boundValues(Set<String> keys) {
+		return answered(keys, this::binding, "value");
+	}
+
+	/** Value to owning key, for each of {@code values} that is owned, asked one by one. */
+	public Map<String, String> owners(Set<String> values) {
+		return answered(values, this::owner, "key");
+	}
+
+	private static Map<String, String> answered(Set<String> ids, java.util.function.Function<String, Reply> lookup,
+			String field) {
+		Map<String, String> answers = new HashMap<>();
+		for (String id : ids) {
+			Reply reply = lookup.apply(id);
+			if (reply.status() == 200) {
+				answers.put(id, reply.json().get(field).asString());
+			}
+		}
+		return answers;
 	}
 
 	public Reply get(String path) {

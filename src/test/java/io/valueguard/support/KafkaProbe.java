@@ -1,9 +1,12 @@
 package io.valueguard.support;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -69,6 +72,24 @@ public final class KafkaProbe implements AutoCloseable {
 			}
 			return records;
 		}
+	}
+
+	/** The topic read as a table (last value per key, tombstones delete), restricted to {@code keys}. */
+	public Map<String, String> table(String topic, Set<String> keys) {
+		Map<String, String> table = new HashMap<>();
+		for (ConsumerRecord<byte[], byte[]> record : readAll(topic)) {
+			String key = new String(record.key(), StandardCharsets.UTF_8);
+			if (!keys.contains(key)) {
+				continue;
+			}
+			if (record.value() == null) {
+				table.remove(key);
+			}
+			else {
+				table.put(key, new String(record.value(), StandardCharsets.UTF_8));
+			}
+		}
+		return table;
 	}
 
 	/**
