@@ -4,7 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 
-import io.valueguard.claims.Eviction;
+import io.valueguard.messages.Eviction;
 import io.valueguard.claims.EvictionEvent;
 import io.valueguard.support.TestProperties;
 import io.valueguard.support.TopologyHarness;
@@ -197,7 +197,7 @@ class ValueGuardTopologyTests {
 	@Test
 	void shouldSendInvalidRecordsToDlqAndKeepProcessing() {
 		TopologyHarness limited = new TopologyHarness(TestProperties.withLimits(8, 8),
-				io.valueguard.claims.PipelineEvents.NONE);
+				io.valueguard.claims.KeyStageEvents.NONE);
 		try (limited) {
 			limited.raw(null, utf8("v"), 1)
 				.raw(new byte[0], utf8("v"), 2)

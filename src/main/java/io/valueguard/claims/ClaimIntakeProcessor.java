@@ -34,11 +34,11 @@ final class ClaimIntakeProcessor implements Processor<byte[], byte[], byte[], Cl
 
 	private final ClaimValidator validator;
 
-	private final PipelineEvents events;
+	private final KeyStageEvents events;
 
 	private @Nullable ProcessorContext<byte[], Intake> context;
 
-	ClaimIntakeProcessor(ClaimValidator validator, PipelineEvents events) {
+	ClaimIntakeProcessor(ClaimValidator validator, KeyStageEvents events) {
 		this.validator = validator;
 		this.events = events;
 	}

@@ -1,5 +1,7 @@
 package io.valueguard.claims;
 
+import io.valueguard.messages.Eviction;
+
 /**
  * One event on the evictions topic, keyed by the evicted key: {@code key} lost {@code value}, which it claimed at
  * {@code claimTimestamp}, to {@code evictedBy}'s claim at {@code evictedByTimestamp}. {@code evictionTimestamp} is

@@ -1,6 +1,6 @@
 package io.valueguard.claims;
 
-import io.valueguard.owners.OwnerCommand;
+import io.valueguard.messages.OwnerCommand;
 import org.jspecify.annotations.Nullable;
 
 /** What the key stage processor emits, each bound for its own topic. */

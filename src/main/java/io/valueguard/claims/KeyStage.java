@@ -1,6 +1,7 @@
 package io.valueguard.claims;
 
-import io.valueguard.owners.OwnerCommand;
+import io.valueguard.messages.Eviction;
+import io.valueguard.messages.OwnerCommand;
 import io.valueguard.system.StateTable;
 import org.jspecify.annotations.Nullable;
 

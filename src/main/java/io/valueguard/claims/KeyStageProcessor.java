@@ -2,7 +2,8 @@ package io.valueguard.claims;
 
 import java.util.Set;
 
-import io.valueguard.owners.OwnerCommand;
+import io.valueguard.messages.Eviction;
+import io.valueguard.messages.OwnerCommand;
 import io.valueguard.system.KeyValueStoreTable;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -20,7 +21,7 @@ final class KeyStageProcessor implements Processor<String, KeyInput, String, Key
 	/** Name of the key stage's store: key to its current claim. */
 	static final String STORE = "bindings";
 
-	static ProcessorSupplier<String, KeyInput, String, KeyOutput> supplier(PipelineEvents events) {
+	static ProcessorSupplier<String, KeyInput, String, KeyOutput> supplier(KeyStageEvents events) {
 		StoreBuilder<KeyValueStore<String, KeyClaim>> store = Stores
 			.keyValueStoreBuilder(Stores.persistentKeyValueStore(STORE), Serdes.String(), new KeyClaim.Serde());
 		return new ProcessorSupplier<>() {
@@ -38,7 +39,7 @@ final class KeyStageProcessor implements Processor<String, KeyInput, String, Key
 		};
 	}
 
-	private final PipelineEvents events;
+	private final KeyStageEvents events;
 
 	private @Nullable ProcessorContext<String, KeyOutput> context;
 
@@ -47,7 +48,7 @@ final class KeyStageProcessor implements Processor<String, KeyInput, String, Key
 	/** Timestamp of the record being processed: every output carries it, so stream time flows on. */
 	private long recordTimestamp;
 
-	private KeyStageProcessor(PipelineEvents events) {
+	private KeyStageProcessor(KeyStageEvents events) {
 		this.events = events;
 	}
 

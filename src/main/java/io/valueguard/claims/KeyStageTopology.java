@@ -2,7 +2,8 @@ package io.valueguard.claims;
 
 import java.util.function.BiConsumer;
 
-import io.valueguard.owners.OwnerCommand;
+import io.valueguard.messages.Eviction;
+import io.valueguard.messages.OwnerCommand;
 import io.valueguard.system.ValueGuardProperties;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KeyValue;
@@ -21,9 +22,9 @@ public final class KeyStageTopology implements BiConsumer<KStream<byte[], byte[]
 
 	private final ValueGuardProperties properties;
 
-	private final PipelineEvents events;
+	private final KeyStageEvents events;
 
-	public KeyStageTopology(ValueGuardProperties properties, PipelineEvents events) {
+	public KeyStageTopology(ValueGuardProperties properties, KeyStageEvents events) {
 		this.properties = properties;
 		this.events = events;
 	}

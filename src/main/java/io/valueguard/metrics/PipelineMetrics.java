@@ -9,11 +9,12 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.valueguard.claims.ClaimRejection;
-import io.valueguard.claims.Eviction;
+import io.valueguard.messages.Eviction;
 import io.valueguard.claims.EvictionEvent;
 import io.valueguard.claims.KeyStage;
-import io.valueguard.claims.PipelineEvents;
+import io.valueguard.claims.KeyStageEvents;
 import io.valueguard.owners.ValueStage;
+import io.valueguard.owners.ValueStageEvents;
 
 import org.springframework.stereotype.Component;
 
@@ -22,7 +23,7 @@ import org.springframework.stereotype.Component;
  * and alerts see zeros rather than missing series, and the hot path only increments.
  */
 @Component
-public class PipelineMetrics implements PipelineEvents {
+public class PipelineMetrics implements KeyStageEvents, ValueStageEvents {
 
 	private final Map<KeyStage.Outcome, Counter> keyStage = new EnumMap<>(KeyStage.Outcome.class);
 

@@ -2,8 +2,8 @@ package io.valueguard.owners;
 
 import java.util.Set;
 
-import io.valueguard.claims.Eviction;
-import io.valueguard.claims.PipelineEvents;
+import io.valueguard.messages.Eviction;
+import io.valueguard.messages.OwnerCommand;
 import io.valueguard.system.KeyValueStoreTable;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -21,7 +21,7 @@ final class ValueStageProcessor implements Processor<String, OwnerCommand, Strin
 	/** Name of the value stage's store: value to its top claim. */
 	static final String STORE = "owners";
 
-	static ProcessorSupplier<String, OwnerCommand, String, Eviction> supplier(PipelineEvents events) {
+	static ProcessorSupplier<String, OwnerCommand, String, Eviction> supplier(ValueStageEvents events) {
 		StoreBuilder<KeyValueStore<String, Owner>> store = Stores
 			.keyValueStoreBuilder(Stores.persistentKeyValueStore(STORE), Serdes.String(), new Owner.Serde());
 		return new ProcessorSupplier<>() {
@@ -39,13 +39,13 @@ final class ValueStageProcessor implements Processor<String, OwnerCommand, Strin
 		};
 	}
 
-	private final PipelineEvents events;
+	private final ValueStageEvents events;
 
 	private @Nullable ValueStage stage;
 
 	private long recordTimestamp;
 
-	private ValueStageProcessor(PipelineEvents events) {
+	private ValueStageProcessor(ValueStageEvents events) {
 		this.events = events;
 	}
 

@@ -4,8 +4,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
 
-import io.valueguard.claims.Eviction;
-import io.valueguard.claims.PipelineEvents;
+import io.valueguard.messages.Eviction;
+import io.valueguard.messages.OwnerCommand;
 import io.valueguard.system.ValueGuardProperties;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.kstream.KStream;
@@ -25,9 +25,9 @@ public final class ValueStageTopology implements Consumer<KStream<String, OwnerC
 
 	private final ValueGuardProperties properties;
 
-	private final PipelineEvents events;
+	private final ValueStageEvents events;
 
-	public ValueStageTopology(ValueGuardProperties properties, PipelineEvents events) {
+	public ValueStageTopology(ValueGuardProperties properties, ValueStageEvents events) {
 		this.properties = properties;
 		this.events = events;
 	}

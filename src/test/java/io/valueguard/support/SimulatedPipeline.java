@@ -9,12 +9,12 @@ import java.util.Map;
 import java.util.Random;
 import java.util.function.Consumer;
 
-import io.valueguard.claims.Eviction;
+import io.valueguard.messages.Eviction;
 import io.valueguard.claims.EvictionEvent;
 import io.valueguard.claims.KeyClaim;
 import io.valueguard.claims.KeyStage;
 import io.valueguard.owners.Owner;
-import io.valueguard.owners.OwnerCommand;
+import io.valueguard.messages.OwnerCommand;
 import io.valueguard.owners.ValueStage;
 import io.valueguard.system.StateTable;
 

@@ -7,14 +7,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 
-import io.valueguard.claims.Eviction;
+import io.valueguard.messages.Eviction;
 import io.valueguard.claims.EvictionEvent;
 import io.valueguard.claims.EvictionEventSerde;
 import io.valueguard.claims.KeyClaim;
 import io.valueguard.claims.KeyStageTopology;
-import io.valueguard.claims.PipelineEvents;
+import io.valueguard.claims.KeyStageEvents;
 import io.valueguard.owners.Owner;
-import io.valueguard.owners.OwnerCommand;
+import io.valueguard.messages.OwnerCommand;
 import io.valueguard.owners.ValueStageTopology;
 import io.valueguard.system.ValueGuardProperties;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -56,16 +56,16 @@ public final class TopologyHarness implements AutoCloseable {
 	private final Topology topology;
 
 	public TopologyHarness() {
-		this(TestProperties.defaults(), PipelineEvents.NONE);
+		this(TestProperties.defaults(), KeyStageEvents.NONE);
 	}
 
-	public TopologyHarness(ValueGuardProperties properties, PipelineEvents events) {
+	public TopologyHarness(ValueGuardProperties properties, KeyStageEvents events) {
 		this.properties = properties;
 		StreamsBuilder builder = new StreamsBuilder();
 		new KeyStageTopology(properties, events).accept(
 				builder.stream(properties.topics().claims(), Consumed.with(Serdes.ByteArray(), Serdes.ByteArray())),
 				builder.stream(properties.evictionFeedbackTopic(), Consumed.with(Serdes.String(), new Eviction.Serde())));
-		new ValueStageTopology(properties, events).accept(builder.stream(properties.ownerCommandsTopic(),
+		new ValueStageTopology(properties, io.valueguard.owners.ValueStageEvents.NONE).accept(builder.stream(properties.ownerCommandsTopic(),
 				Consumed.with(Serdes.String(), new OwnerCommand.Serde())));
 		this.topology = builder.build();
 		Properties config = new Properties();

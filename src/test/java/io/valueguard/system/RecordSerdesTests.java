@@ -1,11 +1,11 @@
 package io.valueguard.system;
 
-import io.valueguard.claims.Eviction;
+import io.valueguard.messages.Eviction;
 import io.valueguard.claims.EvictionEvent;
 import io.valueguard.claims.EvictionEventSerde;
 import io.valueguard.claims.KeyClaim;
 import io.valueguard.owners.Owner;
-import io.valueguard.owners.OwnerCommand;
+import io.valueguard.messages.OwnerCommand;
 import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.serialization.Serde;
 import org.junit.jupiter.api.Test;

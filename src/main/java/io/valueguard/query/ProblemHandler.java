@@ -1,4 +1,4 @@
-package io.valueguard.system;
+package io.valueguard.query;
 
 import java.net.URI;
 

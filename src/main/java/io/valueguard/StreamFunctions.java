@@ -1,14 +1,15 @@
-package io.valueguard.system;
+package io.valueguard;
 
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
-import io.valueguard.claims.Eviction;
+import io.valueguard.messages.Eviction;
 import io.valueguard.claims.KeyStageTopology;
-import io.valueguard.claims.PipelineEvents;
+import io.valueguard.metrics.PipelineMetrics;
 import io.valueguard.kafka.TopicProvisioner;
-import io.valueguard.owners.OwnerCommand;
+import io.valueguard.messages.OwnerCommand;
 import io.valueguard.owners.ValueStageTopology;
+import io.valueguard.system.ValueGuardProperties;
 import org.apache.kafka.streams.kstream.KStream;
 
 import org.springframework.context.annotation.Bean;
@@ -25,12 +26,12 @@ class StreamFunctions {
 	// The provisioner parameter makes sure every topic exists, with co-partitioning checked, before any binding.
 	@Bean
 	BiConsumer<KStream<byte[], byte[]>, KStream<String, Eviction>> keyStage(ValueGuardProperties properties,
-			PipelineEvents events, TopicProvisioner provisioner) {
+			PipelineMetrics events, TopicProvisioner provisioner) {
 		return new KeyStageTopology(properties, events);
 	}
 
 	@Bean
-	Consumer<KStream<String, OwnerCommand>> valueStage(ValueGuardProperties properties, PipelineEvents events,
+	Consumer<KStream<String, OwnerCommand>> valueStage(ValueGuardProperties properties, PipelineMetrics events,
 			TopicProvisioner provisioner) {
 		return new ValueStageTopology(properties, events);
 	}

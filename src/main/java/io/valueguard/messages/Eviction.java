@@ -1,4 +1,4 @@
-package io.valueguard.claims;
+package io.valueguard.messages;
 
 import io.valueguard.system.BinaryCodec;
 import io.valueguard.system.RecordSerde;
