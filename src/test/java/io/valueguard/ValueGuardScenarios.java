@@ -152,6 +152,45 @@ abstract class ValueGuardScenarios {
 		ApiClient.Reply missing = this.api.binding("nobody-" + this.run);
 		assertThat(missing.status()).isEqualTo(404);
 		assertThat(missing.contentType()).startsWith("application/problem+json");
+
+		// bytes ff fe are not UTF-8: refused, as the same bytes on the claims topic go to the DLQ
+		ApiClient.Reply notUtf8 = this.api.claim("dave-" + this.run, new byte[] { (byte) 0xff, (byte) 0xfe });
+		assertThat(notUtf8.status()).isEqualTo(400);
+		assertThat(notUtf8.json().get("reason").asString()).isEqualTo("VALUE_NOT_UTF8");
+		assertThat(this.kafka.endOffsetSum("valueguard.claims")).isEqualTo(before);
+	}
+
+	@Test
+	void shouldAnswerProblemBodiesForRequestsTheContainerRefuses() {
+		ApiClient.Reply slash = this.api.get("/api/bindings/a%2Fb");
+		ApiClient.Reply nul = this.api.get("/api/bindings/a%00b");
+		ApiClient.Reply bigHeader = this.api.get("/api/bindings/alice", "X-Filler", "x".repeat(20_000));
+		for (ApiClient.Reply reply : List.of(slash, nul, bigHeader)) {
+			assertThat(reply.status()).as(reply.body()).isEqualTo(400);
+			assertThat(reply.contentType()).startsWith("application/problem+json");
+			assertThat(reply.json().get("status").asInt()).isEqualTo(400);
+			assertThat(reply.json().get("type").asString()).isEqualTo("https://valueguard.io/problems/invalid-request");
+		}
+		assertThat(slash.json().get("detail").asString()).contains("/api/bindings?key=");
+	}
+
+	@Test
+	void shouldServeKeysWithSlashInQueryForm() {
+		String key = "tenant/" + this.run + "/alice";
+		String value = "seat/" + this.run;
+
+		ApiClient.Reply accepted = this.api.claimByParameter(key, value);
+		assertThat(accepted.status()).isEqualTo(202);
+		String location = accepted.headers().firstValue("Location").orElseThrow();
+		assertThat(location).startsWith("/api/bindings?key=");
+		await("the binding, at the Location given").atMost(PATIENCE)
+			.until(() -> this.api.get(location).status() == 200);
+		assertThat(this.api.get(location).json().get("value").asString()).isEqualTo(value);
+		await("the owner, in the query form").atMost(PATIENCE)
+			.until(() -> this.api.get("/api/owners?value=" + ApiClient.parameter(value)).status() == 200);
+		assertThat(this.api.get("/api/owners?value=" + ApiClient.parameter(value)).json().get("key").asString())
+			.isEqualTo(key);
+		assertThat(this.api.get("/api/bindings?limit=1000").status()).isEqualTo(200);
 	}
 
 	@Test

@@ -7,7 +7,6 @@ import java.util.concurrent.TimeoutException;
 
 import io.valueguard.system.ValueGuardProperties;
 import org.apache.kafka.clients.producer.RecordMetadata;
-import org.apache.kafka.common.KafkaException;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.kafka.core.KafkaTemplate;
@@ -81,12 +80,12 @@ public class ClaimPublisher {
 					metadata.timestamp());
 		}
 		catch (ExecutionException ex) {
-			throw new PublishFailedException("Kafka did not accept the record: " + ex.getCause().getMessage(),
-					ex.getCause());
+			throw new PublishFailedException("Kafka did not accept the record: " + rootMessage(ex), ex.getCause());
 		}
-		catch (KafkaException ex) {
-			// thrown by send itself, for example when no metadata arrives within max.block.ms
-			throw new PublishFailedException("Kafka did not accept the record: " + ex.getMessage(), ex);
+		catch (RuntimeException ex) {
+			// thrown by send itself (KafkaTemplate wraps the client's error in its own KafkaException), for example
+			// when no metadata arrives within max.block.ms or the buffer stays full: the broker did not take it
+			throw new PublishFailedException("Kafka did not accept the record: " + rootMessage(ex), ex);
 		}
 		catch (TimeoutException ex) {
 			throw new PublishFailedException("Kafka did not acknowledge the record within " + SEND_TIMEOUT.toSeconds()
@@ -96,6 +95,14 @@ public class ClaimPublisher {
 			Thread.currentThread().interrupt();
 			throw new PublishFailedException("Interrupted while waiting for Kafka", ex);
 		}
+	}
+
+	private static String rootMessage(Throwable ex) {
+		Throwable root = ex;
+		while (root.getCause() != null && root.getCause() != root) {
+			root = root.getCause();
+		}
+		return root.getClass().getSimpleName() + ": " + root.getMessage();
 	}
 
 }

@@ -79,7 +79,8 @@ public final class ClaimValidator {
 		return new Verdict(null, null, rejection);
 	}
 
-	private static @Nullable String decode(byte[] bytes) {
+	/** The bytes as strict UTF-8, or null when they are not valid UTF-8 (never a replacement character). */
+	public static @Nullable String decode(byte[] bytes) {
 		try {
 			// a decoder per call: decoders are stateful and this runs on several stream threads
 			return StandardCharsets.UTF_8.newDecoder()

@@ -1,9 +1,8 @@
 package io.valueguard.query;
 
-import java.net.URI;
-
 import io.valueguard.claims.ClaimPublisher;
-
+import io.valueguard.claims.ClaimRejection;
+import io.valueguard.claims.ClaimValidator;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.http.MediaType;
@@ -20,7 +19,8 @@ import org.springframework.web.bind.annotation.RestController;
 
 /**
  * Claims, releases and lookups by key. Writes are asynchronous: a 202 means the record is on the claims topic; the
- * binding changes once the stream has processed it. Reads go to whichever instance holds the key.
+ * binding changes once the stream has processed it. Reads go to whichever instance holds the key. Every endpoint
+ * also takes the key as a query parameter ({@code ?key=}), for keys that a path segment cannot carry ({@code /}).
  */
 @RestController
 @RequestMapping("/api/bindings")
@@ -43,14 +43,24 @@ class BindingsController {
 
 	@PutMapping(path = "/{key}", consumes = MediaType.TEXT_PLAIN_VALUE)
 	ResponseEntity<ClaimPublisher.Receipt> claim(@PathVariable String key,
-			@RequestBody(required = false) @Nullable String value) {
-		// a missing body is an empty value, not a release: releases are DELETE
-		return accepted(key, this.publisher.publish(key, (value != null) ? value : ""));
+			@RequestBody(required = false) byte @Nullable [] value) {
+		return accepted(key, this.publisher.publish(key, text(value)));
+	}
+
+	@PutMapping(params = "key", consumes = MediaType.TEXT_PLAIN_VALUE)
+	ResponseEntity<ClaimPublisher.Receipt> claimByParameter(@RequestParam String key,
+			@RequestBody(required = false) byte @Nullable [] value) {
+		return claim(key, value);
 	}
 
 	@DeleteMapping("/{key}")
 	ResponseEntity<ClaimPublisher.Receipt> release(@PathVariable String key) {
 		return accepted(key, this.publisher.publish(key, null));
+	}
+
+	@DeleteMapping(params = "key")
+	ResponseEntity<ClaimPublisher.Receipt> releaseByParameter(@RequestParam String key) {
+		return release(key);
 	}
 
 	@GetMapping("/{key}")
@@ -60,7 +70,14 @@ class BindingsController {
 		return Responses.answer(answer, "binding", "key", key);
 	}
 
-	@GetMapping
+	@GetMapping(params = "key")
+	ResponseEntity<BindingView> bindingByParameter(@RequestParam String key,
+			@RequestParam(required = false) @Nullable Long maxLag,
+			@RequestHeader(name = ForwardingHeaders.FORWARDED, required = false) @Nullable String forwardedBy) {
+		return binding(key, maxLag, forwardedBy);
+	}
+
+	@GetMapping(params = "!key")
 	ResponseEntity<?> list(@RequestParam(required = false) @Nullable String after,
 			@RequestParam(defaultValue = "100") int limit,
 			@RequestHeader(name = ForwardingHeaders.FORWARDED, required = false) @Nullable String forwardedBy) {
@@ -68,8 +85,21 @@ class BindingsController {
 				forwardedBy != null);
 	}
 
+	/** The body as strict UTF-8: a body that is not is refused rather than stored with replacement characters. */
+	private static String text(byte @Nullable [] body) {
+		// a missing body is an empty value, not a release: releases are DELETE
+		if (body == null) {
+			return "";
+		}
+		String text = ClaimValidator.decode(body);
+		if (text == null) {
+			throw new ClaimPublisher.InvalidClaimException(ClaimRejection.VALUE_NOT_UTF8);
+		}
+		return text;
+	}
+
 	private static ResponseEntity<ClaimPublisher.Receipt> accepted(String key, ClaimPublisher.Receipt receipt) {
-		return ResponseEntity.accepted().location(URI.create("/api/bindings/" + UriPaths.segment(key))).body(receipt);
+		return ResponseEntity.accepted().location(UriPaths.location(StoreView.BINDINGS, key)).body(receipt);
 	}
 
 }

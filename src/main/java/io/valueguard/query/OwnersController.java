@@ -10,7 +10,10 @@ import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
-/** Lookups by value: who owns it, from the {@code owners} store, the authority on ownership. */
+/**
+ * Lookups by value: who owns it, from the {@code owners} store, the authority on ownership. The value may also come
+ * as a query parameter ({@code ?value=}), for values that a path segment cannot carry ({@code /}).
+ */
 @RestController
 @RequestMapping("/api/owners")
 class OwnersController {
@@ -34,7 +37,14 @@ class OwnersController {
 		return Responses.answer(answer, "owner", "value", value);
 	}
 
-	@GetMapping
+	@GetMapping(params = "value")
+	ResponseEntity<OwnerView> ownerByParameter(@RequestParam String value,
+			@RequestParam(required = false) @Nullable Long maxLag,
+			@RequestHeader(name = ForwardingHeaders.FORWARDED, required = false) @Nullable String forwardedBy) {
+		return owner(value, maxLag, forwardedBy);
+	}
+
+	@GetMapping(params = "!value")
 	ResponseEntity<?> list(@RequestParam(required = false) @Nullable String after,
 			@RequestParam(defaultValue = "100") int limit,
 			@RequestHeader(name = ForwardingHeaders.FORWARDED, required = false) @Nullable String forwardedBy) {

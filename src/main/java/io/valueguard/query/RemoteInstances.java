@@ -60,7 +60,8 @@ class RemoteInstances implements DisposableBean {
 
 	/** Looks one entry up on {@code host}; an empty entry means the host holds the partition and the key is absent. */
 	<T> Answer<T> lookup(HostInfo host, StoreView<?, T> view, String key, @Nullable Long maxLag) {
-		URI uri = uri(host, view.path() + "/{key}", maxLag, key);
+		// the query form: it carries every key, '/' included, which a path segment cannot
+		URI uri = uri(host, view, maxLag, key);
 		return call(host, () -> this.client.get().uri(uri).header(ForwardingHeaders.FORWARDED, this.self)
 			.exchange((request, response) -> {
 				String servedBy = Optional.ofNullable(response.getHeaders().getFirst(ForwardingHeaders.SERVED_BY))
@@ -104,8 +105,9 @@ class RemoteInstances implements DisposableBean {
 			.body(InstanceReport.class));
 	}
 
-	private static URI uri(HostInfo host, String path, @Nullable Long maxLag, String key) {
-		return UriComponentsBuilder.fromUriString("http://" + Hosts.name(host) + path)
+	private static URI uri(HostInfo host, StoreView<?, ?> view, @Nullable Long maxLag, String key) {
+		return UriComponentsBuilder.fromUriString("http://" + Hosts.name(host) + view.path())
+			.queryParam(view.parameter(), "{key}")
 			.queryParamIfPresent("maxLag", Optional.ofNullable(maxLag))
 			.encode()
 			.buildAndExpand(key)

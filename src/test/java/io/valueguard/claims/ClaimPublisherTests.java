@@ -65,4 +65,16 @@ class ClaimPublisherTests {
 			.withMessageContaining("not present in metadata");
 	}
 
+	@Test
+	void shouldReportUnavailableWhenTemplateWrapsTheFailure() {
+		// what KafkaTemplate really throws when the producer gets no metadata within max.block.ms
+		given(this.template.send("valueguard.claims", "alice", "phone"))
+			.willThrow(new org.springframework.kafka.KafkaException("Send failed",
+					new TimeoutException("Topic valueguard.claims not present in metadata after 5000 ms.")));
+
+		assertThatExceptionOfType(ClaimPublisher.PublishFailedException.class)
+			.isThrownBy(() -> this.publisher.publish("alice", "phone"))
+			.withMessageContaining("not present in metadata");
+	}
+
 }

@@ -44,6 +44,20 @@ public final class ApiClient {
 			.PUT(HttpRequest.BodyPublishers.ofString(value, StandardCharsets.UTF_8)));
 	}
 
+	/** A claim with the body exactly as given, bytes that are not UTF-8 included. */
+	public Reply claim(String key, byte[] value) {
+		return send(HttpRequest.newBuilder(uri("/api/bindings/" + segment(key)))
+			.header("Content-Type", "text/plain")
+			.PUT(HttpRequest.BodyPublishers.ofByteArray(value)));
+	}
+
+	/** A claim in the query form, which carries any key, '/' included. */
+	public Reply claimByParameter(String key, String value) {
+		return send(HttpRequest.newBuilder(uri("/api/bindings?key=" + parameter(key)))
+			.header("Content-Type", "text/plain")
+			.PUT(HttpRequest.BodyPublishers.ofString(value, StandardCharsets.UTF_8)));
+	}
+
 	public Reply release(String key) {
 		return send(HttpRequest.newBuilder(uri("/api/bindings/" + segment(key))).DELETE());
 	}
@@ -82,6 +96,11 @@ public final class ApiClient {
 		return send(HttpRequest.newBuilder(uri(path)).GET());
 	}
 
+	/** A GET with one extra header, for requests the container itself must refuse. */
+	public Reply get(String path, String header, String value) {
+		return send(HttpRequest.newBuilder(uri(path)).header(header, value).GET());
+	}
+
 	private Reply send(HttpRequest.Builder request) {
 		try {
 			HttpResponse<String> response = this.http.send(request.timeout(Duration.ofSeconds(30)).build(),
@@ -100,6 +119,10 @@ public final class ApiClient {
 
 	private URI uri(String path) {
 		return URI.create(this.baseUrl + path);
+	}
+
+	public static String parameter(String text) {
+		return UriUtils.encodeQueryParam(text, StandardCharsets.UTF_8);
 	}
 
 	private static String segment(String text) {
