@@ -7,6 +7,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.UUID;
 
+import io.valueguard.kafka.StreamsClients;
 import io.valueguard.support.ApiClient;
 import io.valueguard.support.HistoryGenerator;
 import io.valueguard.support.InputRecord;
@@ -21,9 +22,12 @@ import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.kafka.config.StreamsBuilderFactoryBean;
+import org.springframework.kafka.core.ProducerFactory;
 
 import static io.valueguard.support.TopologyHarness.utf8;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -51,6 +55,12 @@ abstract class ValueGuardScenarios {
 
 	@Value("${spring.kafka.bootstrap-servers}")
 	private String bootstrapServers;
+
+	@Autowired
+	private StreamsClients streamsClients;
+
+	@Autowired
+	private ProducerFactory<String, String> producerFactory;
 
 	private ApiClient api;
 
@@ -158,6 +168,20 @@ abstract class ValueGuardScenarios {
 		assertThat(notUtf8.status()).isEqualTo(400);
 		assertThat(notUtf8.json().get("reason").asString()).isEqualTo("VALUE_NOT_UTF8");
 		assertThat(this.kafka.endOffsetSum("valueguard.claims")).isEqualTo(before);
+	}
+
+	@Test
+	void shouldKeepRestProducerSettingsOutOfTheStreamsClients() {
+		for (StreamsBuilderFactoryBean factory : this.streamsClients.all()) {
+			java.util.Properties streams = factory.getStreamsConfiguration();
+			assertThat(streams).as("streams configuration of %s", StreamsClients.applicationIdOf(factory))
+				.doesNotContainKeys("delivery.timeout.ms", "max.block.ms", "request.timeout.ms",
+						"producer.delivery.timeout.ms");
+			assertThat(streams.getProperty("group.instance.id")).as("static membership").isNotBlank();
+		}
+		assertThat(this.producerFactory.getConfigurationProperties()).containsEntry("delivery.timeout.ms", 10_000)
+			.containsEntry("max.block.ms", 5_000L)
+			.containsEntry("acks", "all");
 	}
 
 	@Test

@@ -20,8 +20,8 @@ import org.springframework.stereotype.Component;
 @Component
 public class ClaimPublisher {
 
-	/** Longer than the producer's delivery.timeout.ms, so the producer's own verdict arrives first. */
-	private static final Duration SEND_TIMEOUT = Duration.ofSeconds(15);
+	/** How much longer than the producer's delivery.timeout.ms to wait, so the producer's own verdict comes first. */
+	private static final Duration SEND_MARGIN = Duration.ofSeconds(5);
 
 	/** Where the record went: topic, partition, offset and the timestamp that is the claim's time. */
 	public record Receipt(String key, @Nullable String value, String topic, int partition, long offset,
@@ -60,10 +60,13 @@ public class ClaimPublisher {
 
 	private final String topic;
 
+	private final Duration sendTimeout;
+
 	public ClaimPublisher(KafkaTemplate<String, String> template, ValueGuardProperties properties) {
 		this.template = template;
 		this.validator = new ClaimValidator(properties.limits());
 		this.topic = properties.topics().claims();
+		this.sendTimeout = properties.publisher().deliveryTimeout().plus(SEND_MARGIN);
 	}
 
 	/** Claims {@code value} for {@code key}, or gives up whatever the key holds when {@code value} is null. */
@@ -74,7 +77,7 @@ public class ClaimPublisher {
 		}
 		try {
 			SendResult<String, String> result = this.template.send(this.topic, key, value)
-				.get(SEND_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+				.get(this.sendTimeout.toMillis(), TimeUnit.MILLISECONDS);
 			RecordMetadata metadata = result.getRecordMetadata();
 			return new Receipt(key, value, metadata.topic(), metadata.partition(), metadata.offset(),
 					metadata.timestamp());
@@ -88,7 +91,7 @@ public class ClaimPublisher {
 			throw new PublishFailedException("Kafka did not accept the record: " + rootMessage(ex), ex);
 		}
 		catch (TimeoutException ex) {
-			throw new PublishFailedException("Kafka did not acknowledge the record within " + SEND_TIMEOUT.toSeconds()
+			throw new PublishFailedException("Kafka did not acknowledge the record within " + this.sendTimeout.toSeconds()
 					+ "s", ex);
 		}
 		catch (InterruptedException ex) {

@@ -1,25 +1,60 @@
 package io.valueguard.kafka;
 
-import io.valueguard.system.ValueGuardProperties;
+import java.util.Properties;
 
+import io.valueguard.system.ValueGuardProperties;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.streams.state.HostInfo;
+
+import org.springframework.core.env.Environment;
 import org.springframework.kafka.config.StreamsBuilderFactoryBean;
 import org.springframework.kafka.config.StreamsBuilderFactoryBeanConfigurer;
 import org.springframework.stereotype.Component;
 
-/** Client settings that Kafka Streams takes in code rather than in its configuration map, for both stages. */
+/**
+ * Client settings that Kafka Streams takes in code rather than in its configuration map, for both stages: closing,
+ * static group membership from the instance name, and what happens when a stream thread dies.
+ */
 @Component
 class StreamsClientSettings implements StreamsBuilderFactoryBeanConfigurer {
 
+	private static final Log logger = LogFactory.getLog(StreamsClientSettings.class);
+
 	private final ValueGuardProperties.Streams streams;
 
-	StreamsClientSettings(ValueGuardProperties properties) {
+	private final String instanceName;
+
+	private final StreamThreadFailures failures;
+
+	StreamsClientSettings(ValueGuardProperties properties, Environment environment, StreamThreadFailures failures) {
 		this.streams = properties.streams();
+		this.instanceName = (properties.instanceName() != null) ? properties.instanceName()
+				: derivedName(StreamsClients.advertised(environment));
+		this.failures = failures;
 	}
 
 	@Override
 	public void configure(StreamsBuilderFactoryBean factoryBean) {
 		factoryBean.setLeaveGroupOnClose(this.streams.leaveGroupOnClose());
 		factoryBean.setCloseTimeout((int) this.streams.closeTimeout().toSeconds());
+		Properties configuration = factoryBean.getStreamsConfiguration();
+		if (configuration != null && !configuration.containsKey(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG)) {
+			// Kafka Streams appends each thread's index, so one name serves every thread of both clients
+			configuration.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, this.instanceName);
+			factoryBean.setStreamsConfiguration(configuration);
+			logger.info("Static group membership for " + StreamsClients.applicationIdOf(factoryBean)
+					+ " as instance '" + this.instanceName + "'");
+		}
+		// the binder sets its own handler (shut the client down) just before start; a customizer runs after it
+		factoryBean.setKafkaStreamsCustomizer((kafkaStreams) -> kafkaStreams
+			.setUncaughtExceptionHandler(this.failures.handlerFor(StreamsClients.applicationIdOf(factoryBean))));
+	}
+
+	/** {@code host:port} as a group instance id: the advertised endpoint is unique and stable by contract. */
+	static String derivedName(HostInfo host) {
+		return (host.host() + "-" + host.port()).replaceAll("[^A-Za-z0-9._-]", "_");
 	}
 
 }

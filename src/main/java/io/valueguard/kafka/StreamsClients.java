@@ -6,6 +6,7 @@ import java.util.Optional;
 import io.valueguard.system.ValueGuardProperties;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.state.HostInfo;
 
 import org.springframework.cloud.stream.binder.kafka.streams.KafkaStreamsRegistry;
@@ -38,7 +39,12 @@ public class StreamsClients {
 	public StreamsClients(KafkaStreamsRegistry registry, ValueGuardProperties properties, Environment environment) {
 		this.registry = registry;
 		this.properties = properties;
-		this.self = HostInfo.buildFromEndpoint(environment.getRequiredProperty(APPLICATION_SERVER));
+		this.self = advertised(environment);
+	}
+
+	/** The {@code application.server} this instance advertises, as the binder configuration sets it. */
+	static HostInfo advertised(Environment environment) {
+		return HostInfo.buildFromEndpoint(environment.getRequiredProperty(APPLICATION_SERVER));
 	}
 
 	/** This instance, as other instances and Kafka Streams metadata name it. */
@@ -58,11 +64,37 @@ public class StreamsClients {
 	public Optional<KafkaStreams> forStore(String store) {
 		String applicationId = applicationId(store);
 		return all().stream()
-			.filter((factory) -> factory.getStreamsConfiguration() != null && applicationId
-				.equals(factory.getStreamsConfiguration().getProperty(StreamsConfig.APPLICATION_ID_CONFIG)))
+			.filter((factory) -> applicationId.equals(applicationIdOf(factory)))
 			.map(StreamsBuilderFactoryBean::getKafkaStreams)
 			.filter(java.util.Objects::nonNull)
 			.findFirst();
+	}
+
+	/**
+	 * The client that holds {@code store}, if it can answer queries now (RUNNING or REBALANCING); otherwise an
+	 * {@link InvalidStateStoreException}, which lookups treat as "try again or elsewhere", never as a server error.
+	 */
+	public KafkaStreams queryable(String store) {
+		KafkaStreams streams = forStore(store)
+			.orElseThrow(() -> new InvalidStateStoreException("the " + store + " stage has not started"));
+		KafkaStreams.State state = streams.state();
+		if (!state.isRunningOrRebalancing()) {
+			throw notRunning(store, state);
+		}
+		return streams;
+	}
+
+	/** The error for a client that left RUNNING between a check and a call. */
+	public static InvalidStateStoreException notRunning(String store, KafkaStreams.State state) {
+		return new InvalidStateStoreException("the " + store + " stage is " + state
+				+ ((state == KafkaStreams.State.ERROR) ? "; it is being restarted" : ""));
+	}
+
+	public static String applicationIdOf(StreamsBuilderFactoryBean factory) {
+		java.util.Properties configuration = factory.getStreamsConfiguration();
+		String applicationId = (configuration != null)
+				? configuration.getProperty(StreamsConfig.APPLICATION_ID_CONFIG) : null;
+		return (applicationId != null) ? applicationId : "unknown";
 	}
 
 	public List<StreamsBuilderFactoryBean> all() {

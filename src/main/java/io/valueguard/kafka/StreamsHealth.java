@@ -18,8 +18,8 @@ import org.springframework.kafka.config.StreamsBuilderFactoryBean;
  * Health of both stages' Kafka Streams clients. Readiness ({@code streamsReadiness}) is UP only when every client is
  * RUNNING and every active store partition has restored to within {@code valueguard.readiness.max-restore-lag}
  * records, so that no traffic reaches an instance whose stores cannot answer. Liveness ({@code streamsLiveness})
- * stays UP through rebalances and restores and goes DOWN only when a client has failed for good, which only a
- * restart cures.
+ * stays UP through rebalances, restores and a client's own restarts ({@link StreamsSupervisor}), and goes DOWN only
+ * when {@code valueguard.streams.max-restarts} restarts in a row have failed: a process restart is the last resort.
  */
 @Configuration(proxyBeanMethods = false)
 class StreamsHealth {
@@ -50,9 +50,18 @@ class StreamsHealth {
 	}
 
 	@Bean
-	HealthIndicator streamsLivenessHealthIndicator(StreamsClients clients) {
-		return () -> check(clients, (state) -> state != KafkaStreams.State.ERROR
-				&& state != KafkaStreams.State.PENDING_ERROR && state != KafkaStreams.State.NOT_RUNNING);
+	HealthIndicator streamsLivenessHealthIndicator(StreamsClients clients, StreamsSupervisor supervisor) {
+		return () -> {
+			Health states = check(clients, (state) -> true);
+			List<String> givenUp = supervisor.givenUp();
+			if (!givenUp.isEmpty()) {
+				return Health.down()
+					.withDetails(states.getDetails())
+					.withDetail("reason", "restarts failed in a row: " + givenUp)
+					.build();
+			}
+			return states;
+		};
 	}
 
 	private static Health check(StreamsClients clients, Predicate<KafkaStreams.State> healthy) {

@@ -39,8 +39,13 @@ class InstanceReports {
 		for (StreamsBuilderFactoryBean factory : this.clients.all()) {
 			KafkaStreams streams = factory.getKafkaStreams();
 			if (streams != null && streams.state().isRunningOrRebalancing()) {
-				for (StreamsMetadata metadata : streams.metadataForAllStreamsClients()) {
-					hosts.add(metadata.hostInfo());
+				try {
+					for (StreamsMetadata metadata : streams.metadataForAllStreamsClients()) {
+						hosts.add(metadata.hostInfo());
+					}
+				}
+				catch (IllegalStateException ex) {
+					// the client stopped running since the check: report the instances the other client knows
 				}
 			}
 		}

@@ -77,12 +77,16 @@ class Listings {
 
 	private <V, T> List<LocalPage<T>> gather(StoreView<V, T> view, @Nullable String after, int limit,
 			ParameterizedTypeReference<LocalPage<T>> type) {
-		KafkaStreams streams = this.clients.forStore(view.store())
-			.orElseThrow(() -> new InvalidStateStoreException("the " + view.store() + " stage has not started"));
+		KafkaStreams streams = this.clients.queryable(view.store());
 		Set<HostInfo> hosts = new LinkedHashSet<>();
 		hosts.add(this.clients.self());
-		for (StreamsMetadata metadata : streams.streamsMetadataForStore(view.store())) {
-			hosts.add(metadata.hostInfo());
+		try {
+			for (StreamsMetadata metadata : streams.streamsMetadataForStore(view.store())) {
+				hosts.add(metadata.hostInfo());
+			}
+		}
+		catch (IllegalStateException ex) {
+			throw StreamsClients.notRunning(view.store(), streams.state());
 		}
 		List<CompletableFuture<LocalPage<T>>> pages = new ArrayList<>();
 		for (HostInfo host : hosts) {

@@ -44,6 +44,8 @@ public class LookupRouter {
 
 	private final LookupMetrics metrics;
 
+	private final KnownAssignment assignment = new KnownAssignment();
+
 	LookupRouter(StreamsClients clients, StoreLags lags, RemoteInstances remote, QueryProperties properties,
 			LookupMetrics metrics) {
 		this.clients = clients;
@@ -88,9 +90,22 @@ public class LookupRouter {
 	/** One try: an answer, or null when nobody can answer right now. */
 	private <V, T> @Nullable Answer<T> attempt(StoreView<V, T> view, String key, @Nullable Long maxLag,
 			boolean forwarded) {
-		KafkaStreams streams = this.clients.forStore(view.store())
-			.orElseThrow(() -> new InvalidStateStoreException("the " + view.store() + " stage has not started"));
-		KeyQueryMetadata metadata = streams.queryMetadataForKey(view.store(), key, KEYS);
+		KafkaStreams streams;
+		KeyQueryMetadata metadata;
+		try {
+			streams = this.clients.queryable(view.store());
+			try {
+				metadata = streams.queryMetadataForKey(view.store(), key, KEYS);
+			}
+			catch (IllegalStateException ex) {
+				// the client left RUNNING since the check: the same as not running, never a server error
+				throw StreamsClients.notRunning(view.store(), streams.state());
+			}
+		}
+		catch (InvalidStateStoreException ex) {
+			return elsewhere(view, key, maxLag, forwarded, ex);
+		}
+		this.assignment.remember(view.store(), streams);
 		if (metadata == null || metadata.equals(KeyQueryMetadata.NOT_AVAILABLE)) {
 			return null;
 		}
@@ -120,6 +135,37 @@ public class LookupRouter {
 			}
 		}
 		return null;
+	}
+
+	/**
+	 * This instance's client cannot route (not running): forward to where the key's partition was last seen, if
+	 * another instance; that instance checks the partition itself, so a stale guess costs a retry, never a wrong
+	 * answer.
+	 */
+	private <T> Answer<T> elsewhere(StoreView<?, T> view, String key, @Nullable Long maxLag, boolean forwarded,
+			InvalidStateStoreException notRunning) {
+		if (forwarded) {
+			throw notRunning;
+		}
+		List<HostInfo> hosts = this.assignment.hostsOf(view.store(), key);
+		List<HostInfo> others = hosts.stream()
+			.limit((maxLag != null) ? hosts.size() : Math.min(1, hosts.size()))
+			.filter((host) -> !host.equals(this.clients.self()))
+			.toList();
+		if (others.isEmpty()) {
+			throw notRunning;
+		}
+		for (HostInfo host : others) {
+			try {
+				return remote(host, view, key, maxLag);
+			}
+			catch (RemoteInstances.UnavailableException ex) {
+				if (host == others.get(others.size() - 1)) {
+					throw ex;
+				}
+			}
+		}
+		throw notRunning;
 	}
 
 	private <V, T> @Nullable Answer<T> local(KafkaStreams streams, StoreView<V, T> view, String key, int partition,

@@ -1,9 +1,13 @@
 package io.valueguard.system;
 
+import java.time.Duration;
+
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotBlank;
+import jakarta.validation.constraints.Pattern;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
@@ -16,11 +20,17 @@ import org.springframework.validation.annotation.Validated;
  * @param topics the topics ValueGuard reads and writes, and how it creates them
  * @param limits what makes a claim valid
  * @param streams how the Kafka Streams clients behave
+ * @param publisher how the REST API's producer writes claims
+ * @param instanceName this instance's stable name, the static group membership ({@code group.instance.id}) of its
+ * streams clients, so that a restarted instance gets its partitions back at once; unset, it is derived from the
+ * advertised host and port, which must be unique and stable anyway; two live instances must never share one
  */
 @ConfigurationProperties("valueguard")
 @Validated
 public record ValueGuardProperties(@DefaultValue("valueguard") @NotBlank String applicationId,
-		@DefaultValue @Valid Topics topics, @DefaultValue @Valid Limits limits, @DefaultValue @Valid Streams streams) {
+		@DefaultValue @Valid Topics topics, @DefaultValue @Valid Limits limits, @DefaultValue @Valid Streams streams,
+		@DefaultValue @Valid Publisher publisher, @Nullable @Pattern(regexp = "[A-Za-z0-9._-]{1,200}",
+				message = "must be 1 to 200 letters, digits, '.', '_' or '-'") String instanceName) {
 
 	/** Application id of the key stage (claims partitioned by key, store {@code bindings}). */
 	public String keyStageApplicationId() {
@@ -62,19 +72,40 @@ public record ValueGuardProperties(@DefaultValue("valueguard") @NotBlank String 
 	}
 
 	/**
-	 * @param maxKeyBytes longest valid key, in UTF-8 bytes
-	 * @param maxValueBytes longest valid value, in UTF-8 bytes
-	 */
-	/**
-	 * @param leaveGroupOnClose leave the consumer group when closing, so that a restarted instance gets its tasks
-	 * back at once instead of after the session timeout
+	 * @param leaveGroupOnClose leave the consumer group when closing, so that the partitions move to the other
+	 * instances at once instead of after the session timeout
 	 * @param closeTimeout how long closing the streams may take on shutdown
+	 * @param maxThreadReplacements how many dead stream threads a client replaces within
+	 * {@code thread-replacement-window}; one more, and the whole client is restarted instead
+	 * @param threadReplacementWindow the window that {@code max-thread-replacements} counts in
+	 * @param restartBackoff the pause before restarting a client that failed (ERROR), doubled on each failed restart
+	 * @param maxRestartBackoff the longest pause between restarts
+	 * @param maxRestarts how many restarts in a row may fail (the client reaches ERROR again before RUNNING)
+	 * before liveness goes DOWN and the platform's restart is left as the last resort
 	 */
 	public record Streams(@DefaultValue("true") boolean leaveGroupOnClose,
-			@DefaultValue("30s") java.time.Duration closeTimeout) {
+			@DefaultValue("30s") Duration closeTimeout, @DefaultValue("10") @Min(0) int maxThreadReplacements,
+			@DefaultValue("10m") Duration threadReplacementWindow, @DefaultValue("1s") Duration restartBackoff,
+			@DefaultValue("1m") Duration maxRestartBackoff, @DefaultValue("5") @Min(0) int maxRestarts) {
 
 	}
 
+	/**
+	 * Settings of the REST API's producer alone; the streams clients keep Kafka Streams' own.
+	 * @param metadataWait how long a write waits for topic metadata or buffer space ({@code max.block.ms})
+	 * @param requestTimeout how long the producer waits for one broker response ({@code request.timeout.ms})
+	 * @param deliveryTimeout how long a record may take to be acknowledged, retries included
+	 * ({@code delivery.timeout.ms}): a write that is not acknowledged within it answers 503 and never lands later
+	 */
+	public record Publisher(@DefaultValue("5s") Duration metadataWait, @DefaultValue("5s") Duration requestTimeout,
+			@DefaultValue("10s") Duration deliveryTimeout) {
+
+	}
+
+	/**
+	 * @param maxKeyBytes longest valid key, in UTF-8 bytes
+	 * @param maxValueBytes longest valid value, in UTF-8 bytes
+	 */
 	public record Limits(@DefaultValue("1024") @Min(1) @Max(1_000_000) int maxKeyBytes,
 			@DefaultValue("1024") @Min(1) @Max(1_000_000) int maxValueBytes) {
 

@@ -66,6 +66,8 @@ class HelmChartTests {
 		assertThat(env(container, "VALUEGUARD_ADVERTISED_HOST").getValue())
 			.isEqualTo("$(POD_NAME).vg-valueguard-headless.$(POD_NAMESPACE).svc");
 		assertThat(env(container, "VALUEGUARD_ADVERTISED_PORT").getValue()).isEqualTo("8080");
+		assertThat(env(container, "VALUEGUARD_INSTANCE_NAME").getValue()).as("static membership from the pod name")
+			.isEqualTo("$(POD_NAME)");
 		assertThat(env(container, "KAFKA_BOOTSTRAP_SERVERS").getValue()).isEqualTo("kafka:9092");
 		// heap at 40% of the limit, the rest kept for RocksDB off-heap, with and without the buildpack's calculator
 		assertThat(env(container, "JAVA_TOOL_OPTIONS").getValue()).contains("-XX:MaxRAMPercentage=40");

@@ -68,11 +68,9 @@ class TopicProvisionerIntegrationTests {
 	}
 
 	private static ValueGuardProperties properties(String prefix) {
-		ValueGuardProperties defaults = TestProperties.defaults();
-		return new ValueGuardProperties(prefix,
-				new ValueGuardProperties.Topics(prefix + ".claims", prefix + ".bindings", prefix + ".evictions",
-						prefix + ".claims.dlq", 6, (short) 1, 1),
-				defaults.limits(), defaults.streams());
+		return TestProperties.of(Map.of("valueguard.application-id", prefix, "valueguard.topics.claims",
+				prefix + ".claims", "valueguard.topics.bindings", prefix + ".bindings", "valueguard.topics.evictions",
+				prefix + ".evictions", "valueguard.topics.dlq", prefix + ".claims.dlq"));
 	}
 
 	private static Admin admin(EmbeddedKafkaBroker broker) {

@@ -1,15 +1,16 @@
 package io.valueguard.query;
 
 import java.time.Duration;
-import java.util.Optional;
 import java.util.OptionalLong;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.valueguard.kafka.StoreLags;
 import io.valueguard.kafka.StreamsClients;
 import org.apache.kafka.common.serialization.Serializer;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyQueryMetadata;
+import org.apache.kafka.streams.StreamsMetadata;
 import org.apache.kafka.streams.state.HostInfo;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -45,7 +46,8 @@ class LookupRouterTests {
 	@SuppressWarnings("unchecked")
 	void cluster() {
 		given(this.clients.self()).willReturn(SELF);
-		given(this.clients.forStore("bindings")).willReturn(Optional.of(this.streams));
+		given(this.clients.queryable("bindings")).willReturn(this.streams);
+		given(this.streams.state()).willReturn(KafkaStreams.State.RUNNING);
 		given(this.streams.queryMetadataForKey(eq("bindings"), eq("alice"), any(Serializer.class)))
 			.willReturn(new KeyQueryMetadata(ACTIVE, java.util.Set.of(STANDBY), 3));
 		given(this.lags.lag(any(), any(Integer.class))).willReturn(OptionalLong.empty());
@@ -118,6 +120,54 @@ class LookupRouterTests {
 		assertThatExceptionOfType(StoreUnavailableException.class)
 			.isThrownBy(() -> router(Duration.ZERO).binding("alice", null, false));
 		verify(this.remote, times(0)).lookup(any(), any(), any(), isNull());
+	}
+
+	@Test
+	void shouldAnswer503NotServerErrorWhenLocalClientIsInError() {
+		given(this.clients.queryable("bindings"))
+			.willThrow(StreamsClients.notRunning("bindings", KafkaStreams.State.ERROR));
+
+		assertThatExceptionOfType(StoreUnavailableException.class)
+			.isThrownBy(() -> router(Duration.ZERO).binding("alice", null, false))
+			.withMessageContaining("being restarted");
+	}
+
+	@Test
+	void shouldAnswer503WhenClientStopsBetweenCheckAndMetadataCall() {
+		given(this.streams.queryMetadataForKey(eq("bindings"), eq("alice"), any(Serializer.class)))
+			.willThrow(new IllegalStateException("KafkaStreams is not running. State is ERROR."));
+		given(this.streams.state()).willReturn(KafkaStreams.State.ERROR);
+
+		assertThatExceptionOfType(StoreUnavailableException.class)
+			.isThrownBy(() -> router(Duration.ZERO).binding("alice", null, false))
+			.withMessageContaining("ERROR");
+	}
+
+	@Test
+	void shouldForwardToLastKnownActiveHostWhileLocalClientIsNotRunning() {
+		int partitions = 6;
+		int partition = org.apache.kafka.common.utils.Utils
+			.toPositive(org.apache.kafka.common.utils.Utils.murmur2("alice".getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+				% partitions;
+		StreamsMetadata active = mock(StreamsMetadata.class);
+		given(active.hostInfo()).willReturn(ACTIVE);
+		given(active.topicPartitions()).willReturn(java.util.Set.of(new TopicPartition("claims", partition)));
+		given(active.standbyTopicPartitions()).willReturn(java.util.Set.of());
+		StreamsMetadata self = mock(StreamsMetadata.class);
+		given(self.hostInfo()).willReturn(SELF);
+		given(self.topicPartitions()).willReturn(java.util.Set.of(new TopicPartition("claims", partitions - 1)));
+		given(self.standbyTopicPartitions()).willReturn(java.util.Set.of());
+		given(this.streams.streamsMetadataForStore("bindings")).willReturn(java.util.List.of(active, self));
+		Answer<BindingView> remoteAnswer = new Answer<>(new BindingView("alice", "phone", 1), "active:8080", null);
+		given(this.remote.lookup(ACTIVE, StoreView.BINDINGS, "alice", null)).willReturn(remoteAnswer);
+		LookupRouter router = router(Duration.ZERO);
+		router.binding("alice", null, false);
+
+		given(this.clients.queryable("bindings"))
+			.willThrow(StreamsClients.notRunning("bindings", KafkaStreams.State.ERROR));
+
+		assertThat(router.binding("alice", null, false)).isEqualTo(remoteAnswer);
+		verify(this.remote, times(2)).lookup(ACTIVE, StoreView.BINDINGS, "alice", null);
 	}
 
 }

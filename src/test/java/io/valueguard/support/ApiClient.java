@@ -26,8 +26,16 @@ public final class ApiClient {
 
 	private final String baseUrl;
 
+	private final Duration timeout;
+
 	public ApiClient(int port) {
+		this(port, Duration.ofSeconds(30));
+	}
+
+	/** A client whose requests give up after {@code timeout}, for probes that must not hang on a paused peer. */
+	public ApiClient(int port, Duration timeout) {
 		this.baseUrl = "http://localhost:" + port;
+		this.timeout = timeout;
 	}
 
 	public record Reply(int status, String contentType, String body, java.net.http.HttpHeaders headers) {
@@ -103,7 +111,7 @@ public final class ApiClient {
 
 	private Reply send(HttpRequest.Builder request) {
 		try {
-			HttpResponse<String> response = this.http.send(request.timeout(Duration.ofSeconds(30)).build(),
+			HttpResponse<String> response = this.http.send(request.timeout(this.timeout).build(),
 					HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
 			return new Reply(response.statusCode(), response.headers().firstValue("Content-Type").orElse(""),
 					response.body(), response.headers());

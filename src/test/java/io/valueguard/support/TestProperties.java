@@ -1,23 +1,31 @@
 package io.valueguard.support;
 
+import java.util.Map;
+
 import io.valueguard.system.ValueGuardProperties;
 
-/** The defaults that {@code application.yml} and the property records give, for tests without Spring. */
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
+
+/** ValueGuard's settings as Spring binds them, defaults included, for tests without a Spring context. */
 public final class TestProperties {
 
 	private TestProperties() {
 	}
 
 	public static ValueGuardProperties defaults() {
-		return withLimits(1024, 1024);
+		return of(Map.of());
 	}
 
 	public static ValueGuardProperties withLimits(int maxKeyBytes, int maxValueBytes) {
-		return new ValueGuardProperties("valueguard",
-				new ValueGuardProperties.Topics("valueguard.claims", "valueguard.bindings", "valueguard.evictions",
-						"valueguard.claims.dlq", 6, (short) 1, 1),
-				new ValueGuardProperties.Limits(maxKeyBytes, maxValueBytes),
-				new ValueGuardProperties.Streams(true, java.time.Duration.ofSeconds(30)));
+		return of(Map.of("valueguard.limits.max-key-bytes", maxKeyBytes, "valueguard.limits.max-value-bytes",
+				maxValueBytes));
+	}
+
+	/** The settings bound from {@code properties}, with the defaults for everything they leave out. */
+	public static ValueGuardProperties of(Map<String, ?> properties) {
+		return new Binder(new MapConfigurationPropertySource(properties)).bindOrCreate("valueguard",
+				ValueGuardProperties.class);
 	}
 
 }

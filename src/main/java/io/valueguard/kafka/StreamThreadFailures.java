@@ -1,0 +1,98 @@
+package io.valueguard.kafka;
+
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.valueguard.system.ValueGuardProperties;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.stereotype.Component;
+
+/**
+ * What happens when a stream thread dies. A recoverable error (a broker gone too long, a fenced producer, a task
+ * that timed out) costs only that thread, which Kafka Streams replaces; exactly-once holds because the thread's open
+ * transaction aborts and its tasks restart from the last commit. An {@link Error} (out of memory), or more deaths
+ * within {@code valueguard.streams.thread-replacement-window} than {@code max-thread-replacements}, shuts the client
+ * down instead, and {@link StreamsSupervisor} restarts it with a backoff.
+ */
+@Component
+public class StreamThreadFailures {
+
+	private static final Log logger = LogFactory.getLog(StreamThreadFailures.class);
+
+	private final int maxReplacements;
+
+	private final Duration window;
+
+	private final Map<String, String> lastCause = new ConcurrentHashMap<>();
+
+	StreamThreadFailures(ValueGuardProperties properties) {
+		this.maxReplacements = properties.streams().maxThreadReplacements();
+		this.window = properties.streams().threadReplacementWindow();
+	}
+
+	/** A handler for one client's threads, with its own count of replacements. */
+	StreamsUncaughtExceptionHandler handlerFor(String applicationId) {
+		Deque<Long> replacements = new ArrayDeque<>();
+		return (exception) -> {
+			String cause = describe(exception);
+			this.lastCause.put(applicationId, cause);
+			if (fatal(exception)) {
+				logger.warn("A stream thread of " + applicationId + " died of a fatal error; shutting the client down "
+						+ "to restart it: " + cause);
+				return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
+			}
+			synchronized (replacements) {
+				long now = System.nanoTime();
+				while (!replacements.isEmpty() && now - replacements.peekFirst() > this.window.toNanos()) {
+					replacements.removeFirst();
+				}
+				if (replacements.size() >= this.maxReplacements) {
+					logger.warn("A stream thread of " + applicationId + " died " + (replacements.size() + 1)
+							+ " times within " + this.window + "; shutting the client down to restart it: " + cause);
+					replacements.clear();
+					return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
+				}
+				replacements.addLast(now);
+				logger.warn("A stream thread of " + applicationId + " died; replacing it (" + replacements.size()
+						+ " of " + this.maxReplacements + " within " + this.window + "): " + cause);
+			}
+			return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;
+		};
+	}
+
+	/** The last error that killed a thread of the client, for the supervisor's log line. */
+	@Nullable String lastCause(String applicationId) {
+		return this.lastCause.get(applicationId);
+	}
+
+	private static boolean fatal(Throwable exception) {
+		for (Throwable cause = exception; cause != null; cause = cause.getCause()) {
+			if (cause instanceof Error) {
+				return true;
+			}
+			if (cause.getCause() == cause) {
+				break;
+			}
+		}
+		return false;
+	}
+
+	/** The outermost and the innermost error in one line: what Kafka Streams said, and why. */
+	static String describe(Throwable exception) {
+		Throwable root = exception;
+		while (root.getCause() != null && root.getCause() != root) {
+			root = root.getCause();
+		}
+		String outer = exception.getClass().getSimpleName() + ": " + exception.getMessage();
+		return (root == exception) ? outer
+				: outer + " (caused by " + root.getClass().getSimpleName() + ": " + root.getMessage() + ")";
+	}
+
+}

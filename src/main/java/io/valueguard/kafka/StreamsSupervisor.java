@@ -1,0 +1,199 @@
+package io.valueguard.kafka;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import io.valueguard.system.ValueGuardProperties;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.apache.kafka.streams.KafkaStreams;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.context.ApplicationListener;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.context.event.ContextClosedEvent;
+import org.springframework.kafka.config.StreamsBuilderFactoryBean;
+import org.springframework.stereotype.Component;
+
+/**
+ * Keeps both streams clients alive without a process restart. Every second it looks at each client: a client in
+ * ERROR is restarted (a new {@link KafkaStreams} on the same topology and state directory) after
+ * {@code valueguard.streams.restart-backoff}, doubled after each restart that fails, up to
+ * {@code max-restart-backoff}. A restart has failed when the client reaches ERROR again before RUNNING. After
+ * {@code max-restarts} failed restarts in a row the client counts as given up, so liveness goes DOWN and the platform
+ * may restart the process; the supervisor still keeps trying, so an instance run by hand comes back by itself.
+ */
+@Component
+public class StreamsSupervisor implements SmartLifecycle, ApplicationListener<ContextClosedEvent> {
+
+	private static final Log logger = LogFactory.getLog(StreamsSupervisor.class);
+
+	private static final Duration CHECK_INTERVAL = Duration.ofSeconds(1);
+
+	/** What the supervisor knows of one client; touched by its own thread only, read by health checks. */
+	private static final class Watch {
+
+		volatile KafkaStreams.@Nullable State state;
+
+		volatile int failedRestarts;
+
+		volatile long restartAtNanos;
+
+		volatile long restarts;
+
+	}
+
+	private final StreamsClients clients;
+
+	private final StreamThreadFailures failures;
+
+	private final ValueGuardProperties.Streams settings;
+
+	private final Map<String, Watch> watches = new ConcurrentHashMap<>();
+
+	private volatile @Nullable ScheduledExecutorService executor;
+
+	public StreamsSupervisor(StreamsClients clients, StreamThreadFailures failures, ValueGuardProperties properties) {
+		this.clients = clients;
+		this.failures = failures;
+		this.settings = properties.streams();
+	}
+
+	/** True when a client has failed {@code max-restarts} restarts in a row: only a process restart is left. */
+	public boolean gaveUp(String applicationId) {
+		Watch watch = this.watches.get(applicationId);
+		return watch != null && watch.failedRestarts > this.settings.maxRestarts();
+	}
+
+	/** How often the supervisor has restarted the client since the process started. */
+	public long restarts(String applicationId) {
+		Watch watch = this.watches.get(applicationId);
+		return (watch != null) ? watch.restarts : 0;
+	}
+
+	@Override
+	public void start() {
+		ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor((task) -> {
+			Thread thread = new Thread(task, "valueguard-streams-supervisor");
+			thread.setDaemon(true);
+			return thread;
+		});
+		scheduler.scheduleWithFixedDelay(this::checkAll, CHECK_INTERVAL.toMillis(), CHECK_INTERVAL.toMillis(),
+				TimeUnit.MILLISECONDS);
+		this.executor = scheduler;
+	}
+
+	/** Stops before the streams clients do, so that no restart races the shutdown. */
+	@Override
+	public void stop() {
+		ScheduledExecutorService scheduler = this.executor;
+		this.executor = null;
+		if (scheduler != null) {
+			scheduler.shutdownNow();
+			try {
+				scheduler.awaitTermination(this.settings.closeTimeout().toMillis(), TimeUnit.MILLISECONDS);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		}
+	}
+
+	@Override
+	public void onApplicationEvent(ContextClosedEvent event) {
+		stop();
+	}
+
+	@Override
+	public boolean isRunning() {
+		return this.executor != null;
+	}
+
+	@Override
+	public int getPhase() {
+		return Integer.MAX_VALUE;
+	}
+
+	void checkAll() {
+		for (StreamsBuilderFactoryBean factory : this.clients.all()) {
+			try {
+				check(factory);
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Could not check a Kafka Streams client: " + StreamThreadFailures.describe(ex));
+			}
+		}
+	}
+
+	private void check(StreamsBuilderFactoryBean factory) {
+		String applicationId = StreamsClients.applicationIdOf(factory);
+		Watch watch = this.watches.computeIfAbsent(applicationId, (id) -> new Watch());
+		KafkaStreams streams = factory.getKafkaStreams();
+		KafkaStreams.State state = (streams != null) ? streams.state() : null;
+		KafkaStreams.State previous = watch.state;
+		watch.state = state;
+		if (state == KafkaStreams.State.RUNNING && watch.failedRestarts > 0) {
+			logger.info("Kafka Streams client " + applicationId + " is RUNNING again after " + watch.failedRestarts
+					+ " restart(s)");
+			watch.failedRestarts = 0;
+		}
+		if (state != KafkaStreams.State.ERROR || !factory.isRunning() || this.executor == null) {
+			watch.restartAtNanos = 0;
+			return;
+		}
+		long now = System.nanoTime();
+		if (previous != KafkaStreams.State.ERROR || watch.restartAtNanos == 0) {
+			Duration backoff = backoff(watch.failedRestarts);
+			watch.restartAtNanos = now + backoff.toNanos();
+			logger.warn("Kafka Streams client " + applicationId + " failed (ERROR); restarting it in " + backoff
+					+ ". Cause: " + cause(applicationId));
+			return;
+		}
+		if (now - watch.restartAtNanos >= 0) {
+			restart(factory, applicationId, watch);
+		}
+	}
+
+	private void restart(StreamsBuilderFactoryBean factory, String applicationId, Watch watch) {
+		watch.failedRestarts++;
+		watch.restarts++;
+		watch.restartAtNanos = 0;
+		if (watch.failedRestarts > this.settings.maxRestarts()) {
+			logger.error("Kafka Streams client " + applicationId + " failed after " + this.settings.maxRestarts()
+					+ " restart(s) in a row; liveness is DOWN. Still restarting it, attempt " + watch.failedRestarts
+					+ ". Cause: " + cause(applicationId));
+		}
+		else {
+			logger.warn("Restarting Kafka Streams client " + applicationId + ", attempt " + watch.failedRestarts
+					+ " of " + this.settings.maxRestarts() + ". Cause: " + cause(applicationId));
+		}
+		factory.stop();
+		factory.start();
+		// the new client starts in CREATED: the next ERROR, if any, is a new failure with a longer backoff
+		watch.state = null;
+	}
+
+	private Duration backoff(int failedRestarts) {
+		Duration backoff = this.settings.restartBackoff();
+		for (int i = 0; i < failedRestarts && backoff.compareTo(this.settings.maxRestartBackoff()) < 0; i++) {
+			backoff = backoff.multipliedBy(2);
+		}
+		return (backoff.compareTo(this.settings.maxRestartBackoff()) > 0) ? this.settings.maxRestartBackoff()
+				: backoff;
+	}
+
+	private String cause(String applicationId) {
+		String cause = this.failures.lastCause(applicationId);
+		return (cause != null) ? cause : "unknown (see the Kafka Streams log above)";
+	}
+
+	List<String> givenUp() {
+		return this.watches.keySet().stream().filter(this::gaveUp).sorted().toList();
+	}
+
+}

@@ -1,0 +1,97 @@
+package io.valueguard.faults;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+
+import io.valueguard.support.BrokerProcess;
+import io.valueguard.support.InstanceProcess;
+
+import static org.awaitility.Awaitility.await;
+
+/** One fault of the suite, on the broker or on one instance, and how it ends. */
+record Fault(Kind kind, int instance) {
+
+	enum Kind {
+
+		/** SIGKILL, restarted at once on the same state directory. */
+		KILL_INSTANCE,
+		/** SIGKILL, restarted at once on a wiped state directory, as on a new node. */
+		KILL_INSTANCE_WIPED,
+		/** SIGSTOP for longer than the session timeout, then SIGCONT. */
+		PAUSE_INSTANCE,
+		/** SIGKILL of the broker, restarted after 3 s. */
+		KILL_BROKER,
+		/** SIGSTOP of the broker for 20 s, then SIGCONT. */
+		PAUSE_BROKER,
+		/** SIGKILL of the broker, restarted after 60 s: an outage of the whole cluster. */
+		BROKER_OUTAGE
+
+	}
+
+	private static final List<Kind> ROUND = List.of(Kind.KILL_INSTANCE, Kind.KILL_BROKER, Kind.KILL_INSTANCE_WIPED,
+			Kind.PAUSE_BROKER, Kind.PAUSE_INSTANCE, Kind.KILL_INSTANCE, Kind.BROKER_OUTAGE, Kind.KILL_INSTANCE_WIPED,
+			Kind.PAUSE_INSTANCE, Kind.KILL_BROKER);
+
+	/** {@code count} faults: rounds of every kind (instance kills half of them wiped), each on a random instance. */
+	static List<Fault> plan(int count, Random random) {
+		List<Fault> plan = new ArrayList<>();
+		for (int i = 0; i < count; i++) {
+			plan.add(new Fault(ROUND.get(i % ROUND.size()), random.nextInt(3)));
+		}
+		return plan;
+	}
+
+	String describe(List<InstanceProcess> instances) {
+		return switch (this.kind) {
+			case KILL_INSTANCE -> "SIGKILL " + instances.get(this.instance).name() + ", restart";
+			case KILL_INSTANCE_WIPED -> "SIGKILL " + instances.get(this.instance).name() + ", wipe state, restart";
+			case PAUSE_INSTANCE -> "SIGSTOP " + instances.get(this.instance).name() + " for 15 s (session 10 s)";
+			case KILL_BROKER -> "SIGKILL broker, restart after 3 s";
+			case PAUSE_BROKER -> "SIGSTOP broker for 20 s";
+			case BROKER_OUTAGE -> "SIGKILL broker, restart after 60 s";
+		};
+	}
+
+	/** Strikes, and undoes what the fault's recovery needs from outside (a restart, a SIGCONT). */
+	void inject(BrokerProcess broker, List<InstanceProcess> instances) {
+		InstanceProcess target = instances.get(this.instance);
+		switch (this.kind) {
+			case KILL_INSTANCE -> {
+				target.kill();
+				target.start();
+			}
+			case KILL_INSTANCE_WIPED -> {
+				target.kill();
+				target.wipeState();
+				target.start();
+			}
+			case PAUSE_INSTANCE -> {
+				target.pause();
+				pause(Duration.ofSeconds(15));
+				target.resume();
+			}
+			case KILL_BROKER -> {
+				broker.kill();
+				pause(Duration.ofSeconds(3));
+				broker.start();
+			}
+			case PAUSE_BROKER -> {
+				broker.pause();
+				pause(Duration.ofSeconds(20));
+				broker.resume();
+			}
+			case BROKER_OUTAGE -> {
+				broker.kill();
+				pause(Duration.ofSeconds(60));
+				broker.start();
+			}
+		}
+	}
+
+	private static void pause(Duration duration) {
+		await().pollDelay(duration).atMost(duration.plusSeconds(5)).until(() -> true);
+	}
+
+}

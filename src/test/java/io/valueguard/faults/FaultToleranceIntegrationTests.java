@@ -1,0 +1,299 @@
+package io.valueguard.faults;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+
+import io.valueguard.support.ApiClient;
+import io.valueguard.support.BrokerProcess;
+import io.valueguard.support.InputRecord;
+import io.valueguard.support.InstanceProcess;
+import io.valueguard.support.KafkaProbe;
+import io.valueguard.support.ReferenceModel;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.utils.Utils;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The fault suite: a real Kafka broker in a process of its own, three ValueGuard instances from the packaged jar,
+ * and a steady stream of random claims, while faults strike one after another: instances killed with SIGKILL (half
+ * of them restarted on a wiped state directory), instances frozen with SIGSTOP beyond their session timeout, the
+ * broker killed and restarted, frozen for 20 s, or gone for a whole minute. Afterwards every instance must answer
+ * for every key and value exactly what the reference model computes from the claims topic as written, the bindings
+ * topic must agree, no eviction may have been written twice, no answer may have been a 500 and no streams client
+ * may ever have reached ERROR. It prints, for each fault, how long strict lookups failed and how long until every
+ * instance was ready again.
+ * <p>
+ * Size: {@code -Dvalueguard.faults.claims} (default 50,000) and {@code -Dvalueguard.faults.count} (default 10);
+ * {@code scripts/fault-suite.sh} runs the long version.
+ */
+@Tag("integration")
+class FaultToleranceIntegrationTests {
+
+	private static final JsonMapper JSON = JsonMapper.builder().build();
+
+	private static final int PARTITIONS = 6;
+
+	private static final int KEYS = 1_500;
+
+	private static final int VALUES = 400;
+
+	private static final Duration SESSION_TIMEOUT = Duration.ofSeconds(10);
+
+	private static final Duration RECOVERY = Duration.ofMinutes(4);
+
+	private static final String CLAIMS = "valueguard.claims";
+
+	private final int claims = Integer.getInteger("valueguard.faults.claims", 50_000);
+
+	private final int faults = Integer.getInteger("valueguard.faults.count", 10);
+
+	private final long seed = Long.getLong("valueguard.faults.seed", System.nanoTime());
+
+	private final Path work = Path.of("target", "fault-suite",
+			LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+
+	private final List<AutoCloseable> resources = new ArrayList<>();
+
+	/** What one fault did and cost. */
+	record Outcome(String fault, long strictUnavailableMillis, long staleUnavailableMillis, long readyAfterMillis,
+			long readyAfterEndMillis, long failedWrites) {
+
+	}
+
+	@AfterEach
+	void stopAll() throws Exception {
+		for (int i = this.resources.size() - 1; i >= 0; i--) {
+			this.resources.get(i).close();
+		}
+	}
+
+	@Test
+	void shouldKeepTheRuleAndKeepAnsweringThroughFaults() throws Exception {
+		Files.createDirectories(this.work);
+		String reproduce = "seed " + this.seed + ", logs in " + this.work.toAbsolutePath();
+		System.out.println("Fault suite: " + this.claims + " claims, " + this.faults + " faults, " + reproduce);
+		BrokerProcess broker = closing(new BrokerProcess(this.work).start());
+		List<InstanceProcess> instances = new ArrayList<>();
+		for (String name : List.of("vg-a", "vg-b", "vg-c")) {
+			instances.add(closing(new InstanceProcess(name, this.work, broker.bootstrapServers(),
+					List.of("--valueguard.topics.partitions=" + PARTITIONS,
+							"--spring.cloud.stream.kafka.streams.binder.configuration.session.timeout.ms="
+									+ SESSION_TIMEOUT.toMillis()))));
+		}
+		// the first creates the topics; the others join it
+		instances.get(0).start();
+		awaitReady(instances.subList(0, 1));
+		instances.subList(1, 3).forEach(InstanceProcess::start);
+		awaitReady(instances);
+
+		ClaimStream stream = closing(new ClaimStream(broker.bootstrapServers(), CLAIMS, this.seed, KEYS, VALUES,
+				150).start());
+		LookupProbe probe = closing(new LookupProbe(instances, onePerPartition("probe-key-"),
+				onePerPartition("probe-value-"), VALUES).start());
+		Random random = new Random(this.seed);
+		List<Fault> plan = Fault.plan(this.faults, random);
+		List<long[]> windows = new ArrayList<>();
+		for (Fault fault : plan) {
+			long started = System.currentTimeMillis();
+			System.out.println("Fault: " + fault.describe(instances));
+			fault.inject(broker, instances);
+			long ended = System.currentTimeMillis();
+			awaitReady(instances);
+			long ready = System.currentTimeMillis();
+			// let the probes see the recovered cluster before the next fault
+			await().pollDelay(Duration.ofSeconds(5)).until(() -> true);
+			windows.add(new long[] { started, System.currentTimeMillis(), ready - started, ready - ended });
+		}
+		await("the stream to write " + this.claims + " claims").atMost(Duration.ofMinutes(30))
+			.pollInterval(Duration.ofSeconds(1))
+			.until(() -> stream.sent() >= this.claims);
+		probe.close();
+		stream.close();
+		List<LookupProbe.Answer> answers = probe.answers();
+
+		List<Outcome> outcomes = new ArrayList<>();
+		for (int i = 0; i < plan.size(); i++) {
+			outcomes.add(outcome(plan.get(i).describe(instances), windows.get(i), answers));
+		}
+		report(outcomes, answers, stream);
+
+		// the reference model, from the claims topic as written (the stream's records and the probe's REST writes)
+		List<InputRecord> written = new ArrayList<>();
+		try (KafkaProbe kafka = new KafkaProbe(broker.bootstrapServers())) {
+			for (ConsumerRecord<byte[], byte[]> record : kafka.readAll(CLAIMS)) {
+				written.add(new InputRecord(text(record.key()), (record.value() != null) ? text(record.value()) : null,
+						record.timestamp()));
+			}
+		}
+		ReferenceModel expected = new ReferenceModel().apply(written);
+		assertThat(written.size()).as("claims written").isGreaterThanOrEqualTo(this.claims);
+
+		awaitReady(instances);
+		for (InstanceProcess instance : instances) {
+			await("listings of " + instance.name() + " match the model (" + reproduce + ")").atMost(RECOVERY)
+				.pollInterval(Duration.ofSeconds(2))
+				.untilAsserted(() -> {
+					assertThat(listing(instance.api(), "/api/bindings", "key", "value")).isEqualTo(expected.bindings());
+					assertThat(listing(instance.api(), "/api/owners", "value", "key")).isEqualTo(expected.owners());
+				});
+		}
+		for (InstanceProcess instance : instances) {
+			assertThat(instance.api().boundValues(InputRecord.keysOf(written)))
+				.as("every key looked up on %s (%s)", instance.name(), reproduce)
+				.isEqualTo(expected.bindings());
+			assertThat(instance.api().owners(InputRecord.valuesOf(written)))
+				.as("every value looked up on %s (%s)", instance.name(), reproduce)
+				.isEqualTo(expected.owners());
+		}
+		try (KafkaProbe kafka = new KafkaProbe(broker.bootstrapServers())) {
+			await("the bindings topic matches the model (" + reproduce + ")").atMost(RECOVERY)
+				.pollInterval(Duration.ofSeconds(2))
+				.untilAsserted(() -> assertThat(kafka.table("valueguard.bindings", InputRecord.keysOf(written)))
+					.isEqualTo(expected.bindings()));
+			List<EvictionAudit.Claim> evictions = new ArrayList<>();
+			for (ConsumerRecord<byte[], byte[]> record : kafka.readAll("valueguard.evictions")) {
+				JsonNode event = JSON.readTree(record.value());
+				evictions.add(new EvictionAudit.Claim(event.get("key").asString(), event.get("value").asString(),
+						event.get("claimTimestamp").asLong()));
+			}
+			assertThat(evictions).as("evictions happened").isNotEmpty();
+			assertThat(new EvictionAudit(written).excess(evictions)).as("evictions written twice (%s)", reproduce)
+				.isEmpty();
+		}
+		assertThat(answers.stream().filter((answer) -> answer.status() == 500).toList())
+			.as("answers of 500 (%s)", reproduce)
+			.isEmpty();
+		for (InstanceProcess instance : instances) {
+			assertThat(instance.log()).as("a streams client of %s reached ERROR (%s)", instance.name(), reproduce)
+				.doesNotContain("to ERROR")
+				.doesNotContain("failed (ERROR)");
+		}
+	}
+
+	private Outcome outcome(String fault, long[] window, List<LookupProbe.Answer> answers) {
+		long start = window[0];
+		long end = window[1];
+		long strict = 0;
+		long stale = 0;
+		long failedWrites = 0;
+		for (LookupProbe.Answer answer : answers) {
+			if (answer.atMillis() < start || answer.atMillis() >= end || answer.status() == -1) {
+				continue;
+			}
+			if (!answer.available()) {
+				switch (answer.kind()) {
+					case STRICT -> strict = Math.max(strict, answer.atMillis() - start);
+					case STALE -> stale = Math.max(stale, answer.atMillis() - start);
+					case WRITE -> failedWrites++;
+				}
+			}
+		}
+		return new Outcome(fault, strict, stale, window[2], window[3], failedWrites);
+	}
+
+	private void report(List<Outcome> outcomes, List<LookupProbe.Answer> answers, ClaimStream stream)
+			throws Exception {
+		StringBuilder report = new StringBuilder();
+		report.append("| fault | strict lookups failing until | ?maxLag=1000 lookups failing until | "
+				+ "all instances ready, after the fault began | after it ended | REST writes answered 503 |\n"
+				+ "| --- | --- | --- | --- | --- | --- |\n");
+		for (Outcome outcome : outcomes) {
+			report.append("| ")
+				.append(outcome.fault())
+				.append(" | ")
+				.append(seconds(outcome.strictUnavailableMillis()))
+				.append(" | ")
+				.append(seconds(outcome.staleUnavailableMillis()))
+				.append(" | ")
+				.append(seconds(outcome.readyAfterMillis()))
+				.append(" | ")
+				.append(seconds(outcome.readyAfterEndMillis()))
+				.append(" | ")
+				.append(outcome.failedWrites())
+				.append(" |\n");
+		}
+		Map<Integer, Long> statuses = new HashMap<>();
+		answers.forEach((answer) -> statuses.merge(answer.status(), 1L, Long::sum));
+		report.append("\nAnswers by status (-1: the request itself failed): ")
+			.append(new java.util.TreeMap<>(statuses))
+			.append("; claims sent: ")
+			.append(stream.sent())
+			.append(", failed to send: ")
+			.append(stream.failed())
+			.append('\n');
+		System.out.println(report);
+		Files.writeString(this.work.resolve("report.md"), report);
+	}
+
+	private static String seconds(long millis) {
+		return (millis == 0) ? "never" : String.format(java.util.Locale.ROOT, "%.1f s", millis / 1000.0);
+	}
+
+	/** The whole store, read page by page through the instance's listing. */
+	private static Map<String, String> listing(ApiClient api, String path, String idField, String field) {
+		Map<String, String> entries = new HashMap<>();
+		String after = null;
+		do {
+			ApiClient.Reply reply = api.get(path + "?limit=1000"
+					+ ((after != null) ? "&after=" + ApiClient.parameter(after) : ""));
+			assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+			JsonNode page = reply.json();
+			page.get("items").forEach((item) -> entries.put(item.get(idField).asString(), item.get(field).asString()));
+			after = (page.get("next") != null && !page.get("next").isNull()) ? page.get("next").asString() : null;
+		}
+		while (after != null);
+		return entries;
+	}
+
+	/** One name per claims partition, so that the probes cover every partition of both stages. */
+	private static List<String> onePerPartition(String prefix) {
+		List<String> names = new ArrayList<>();
+		for (int partition = 0; partition < PARTITIONS; partition++) {
+			for (int i = 0;; i++) {
+				String name = prefix + i;
+				if (Utils.toPositive(Utils.murmur2(name.getBytes(StandardCharsets.UTF_8))) % PARTITIONS == partition) {
+					names.add(name);
+					break;
+				}
+			}
+		}
+		return names;
+	}
+
+	private static void awaitReady(List<InstanceProcess> instances) {
+		await("every instance ready").atMost(RECOVERY).pollInterval(Duration.ofMillis(250)).until(() -> {
+			for (InstanceProcess instance : instances) {
+				if (!instance.alive()) {
+					throw new IllegalStateException(instance.name() + " exited, see " + instance.logFile());
+				}
+			}
+			return instances.stream().allMatch(InstanceProcess::ready);
+		});
+	}
+
+	private <T extends AutoCloseable> T closing(T resource) {
+		this.resources.add(resource);
+		return resource;
+	}
+
+	private static String text(byte[] bytes) {
+		return new String(bytes, StandardCharsets.UTF_8);
+	}
+
+}

@@ -1,0 +1,150 @@
+package io.valueguard.support;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.springframework.util.FileSystemUtils;
+
+/**
+ * One ValueGuard instance from the packaged jar, in a process of its own that tests may kill (SIGKILL), pause
+ * (SIGSTOP) and restart on the same port, name and state directory, or on a wiped one.
+ */
+public final class InstanceProcess implements AutoCloseable {
+
+	private final String name;
+
+	private final int port = FreePorts.next();
+
+	private final Path stateDir;
+
+	private final Path logFile;
+
+	private final List<String> arguments;
+
+	private final ApiClient api;
+
+	private Process process;
+
+	private int starts;
+
+	private boolean paused;
+
+	/**
+	 * @param arguments Spring Boot arguments beyond the port, the broker, the instance name and the state directory
+	 */
+	public InstanceProcess(String name, Path workDir, String bootstrapServers, List<String> arguments) {
+		this.name = name;
+		this.stateDir = workDir.resolve(name + "-state");
+		this.logFile = workDir.resolve(name + ".log");
+		this.arguments = new ArrayList<>(List.of("--server.port=" + this.port,
+				"--spring.kafka.bootstrap-servers=" + bootstrapServers, "--valueguard.embedded-kafka.enabled=false",
+				"--valueguard.instance-name=" + name, "--valueguard.state-dir=" + this.stateDir));
+		this.arguments.addAll(arguments);
+		this.api = new ApiClient(this.port);
+	}
+
+	public String name() {
+		return this.name;
+	}
+
+	public int port() {
+		return this.port;
+	}
+
+	public ApiClient api() {
+		return this.api;
+	}
+
+	public Path logFile() {
+		return this.logFile;
+	}
+
+	public InstanceProcess start() {
+		try {
+			Files.writeString(this.logFile, "--- start " + (++this.starts) + "\n", java.nio.file.StandardOpenOption.CREATE,
+					java.nio.file.StandardOpenOption.APPEND);
+			List<String> command = new ArrayList<>(List.of(ChildJvm.java(), "-Xmx384m", "-XX:+UseSerialGC",
+					"-XX:TieredStopAtLevel=1", "-jar", ChildJvm.applicationJar().getPath()));
+			command.addAll(this.arguments);
+			this.process = new ProcessBuilder(command).redirectErrorStream(true)
+				.redirectOutput(ProcessBuilder.Redirect.appendTo(this.logFile.toFile()))
+				.start();
+			this.paused = false;
+			return this;
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+	/** SIGKILL: no shutdown hook, open transactions left for the broker to abort. */
+	public void kill() {
+		Signals.kill(this.process);
+	}
+
+	/** Deletes the state directory of a killed instance, as a new pod on a new node would start. */
+	public void wipeState() {
+		try {
+			FileSystemUtils.deleteRecursively(this.stateDir);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+	public void pause() {
+		Signals.pause(this.process);
+		this.paused = true;
+	}
+
+	public void resume() {
+		Signals.resume(this.process);
+		this.paused = false;
+	}
+
+	/** Alive and not paused: it can be asked. */
+	public boolean answering() {
+		return this.process != null && this.process.isAlive() && !this.paused;
+	}
+
+	public boolean alive() {
+		return this.process != null && this.process.isAlive();
+	}
+
+	public boolean ready() {
+		if (!answering()) {
+			return false;
+		}
+		try {
+			return this.api.get("/actuator/health/readiness").status() == 200;
+		}
+		catch (RuntimeException ex) {
+			return false;
+		}
+	}
+
+	/** Everything the instance logged, over all its starts. */
+	public String log() {
+		try {
+			return Files.readString(this.logFile);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+	@Override
+	public void close() {
+		if (this.process != null) {
+			if (this.paused) {
+				Signals.resume(this.process);
+			}
+			this.process.destroyForcibly();
+		}
+	}
+
+}
