@@ -21,6 +21,7 @@ import io.valueguard.support.ReferenceModel;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.utils.Utils;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
@@ -74,6 +75,13 @@ class FaultToleranceIntegrationTests {
 	record Outcome(String fault, long strictUnavailableMillis, long staleUnavailableMillis, long readyAfterMillis,
 			long readyAfterEndMillis, long failedWrites) {
 
+	}
+
+	@BeforeAll
+	static void quietClients() {
+		// this JVM has no Spring Boot logging: keep the probe's Kafka clients from logging every metadata update
+		((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger("org.apache.kafka"))
+			.setLevel(ch.qos.logback.classic.Level.WARN);
 	}
 
 	@AfterEach
