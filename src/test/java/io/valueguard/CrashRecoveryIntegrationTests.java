@@ -1,9 +1,7 @@
 package io.valueguard;
 
-import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -14,6 +12,7 @@ import java.util.Random;
 import java.util.Set;
 
 import io.valueguard.support.ApiClient;
+import io.valueguard.support.ChildJvm;
 import io.valueguard.support.FreePorts;
 import io.valueguard.support.HistoryGenerator;
 import io.valueguard.support.InputRecord;
@@ -128,16 +127,8 @@ class CrashRecoveryIntegrationTests {
 	}
 
 	private Process start(EmbeddedKafkaBroker broker, int port, String log) throws IOException {
-		File jar;
-		try (var files = Files.list(Path.of("target"))) {
-			jar = files.filter((file) -> file.getFileName().toString().matches("valueguard-.*\\.jar"))
-				.findFirst()
-				.orElseThrow(() -> new IllegalStateException("no packaged jar in target/: run ./mvnw verify"))
-				.toFile();
-		}
-		Process process = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-				"-Xmx512m", "-jar", jar.getPath(), "--server.port=" + port,
-				"--spring.kafka.bootstrap-servers=" + broker.getBrokersAsString(),
+		Process process = new ProcessBuilder(ChildJvm.java(), "-Xmx512m", "-jar", ChildJvm.applicationJar().getPath(),
+				"--server.port=" + port, "--spring.kafka.bootstrap-servers=" + broker.getBrokersAsString(),
 				"--valueguard.embedded-kafka.enabled=false", "--valueguard.topics.partitions=4",
 				"--valueguard.state-dir=" + this.work.resolve("state"),
 				// long commits: the kill lands inside open transactions

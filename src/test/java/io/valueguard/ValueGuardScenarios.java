@@ -8,6 +8,7 @@ import java.util.Set;
 import java.util.UUID;
 
 import io.valueguard.kafka.StreamsClients;
+import io.valueguard.kafka.StreamsSupervisor;
 import io.valueguard.support.ApiClient;
 import io.valueguard.support.HistoryGenerator;
 import io.valueguard.support.InputRecord;
@@ -15,6 +16,7 @@ import io.valueguard.support.KafkaProbe;
 import io.valueguard.support.ReferenceModel;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
+import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
@@ -61,6 +63,9 @@ abstract class ValueGuardScenarios {
 
 	@Autowired
 	private ProducerFactory<String, String> producerFactory;
+
+	@Autowired
+	private StreamsSupervisor supervisor;
 
 	private ApiClient api;
 
@@ -182,6 +187,30 @@ abstract class ValueGuardScenarios {
 		assertThat(this.producerFactory.getConfigurationProperties()).containsEntry("delivery.timeout.ms", 10_000)
 			.containsEntry("max.block.ms", 5_000L)
 			.containsEntry("acks", "all");
+	}
+
+	@Test
+	void shouldServeAgainAfterAClientIsRestartedInPlace() {
+		String key = "erin-" + this.run;
+		String value = "desk-" + this.run;
+		assertThat(this.api.claim(key, value).status()).isEqualTo(202);
+		await("erin bound").atMost(PATIENCE).until(() -> this.api.binding(key).status() == 200);
+		String keys = this.streamsClients.applicationId(StreamsClients.BINDINGS);
+		KafkaStreams before = this.streamsClients.forStore(StreamsClients.BINDINGS).orElseThrow();
+
+		this.supervisor.restartNow(keys);
+
+		assertThat(this.streamsClients.forStore(StreamsClients.BINDINGS).orElseThrow()).isNotSameAs(before);
+		assertThat(this.supervisor.restarts(keys)).isPositive();
+		await("ready after the restart").atMost(PATIENCE)
+			.until(() -> this.api.get("/actuator/health/readiness").status() == 200);
+		assertThat(this.api.get("/actuator/health/liveness").status()).isEqualTo(200);
+		assertThat(this.api.binding(key).json().get("value").asString()).isEqualTo(value);
+		String other = "frank-" + this.run;
+		assertThat(this.api.claim(other, value).status()).isEqualTo(202);
+		await("the restarted key stage processes new claims").atMost(PATIENCE)
+			.until(() -> this.api.binding(key).status() == 404 && this.api.binding(other).status() == 200);
+		assertThat(this.api.get("/actuator/prometheus").status()).isEqualTo(200);
 	}
 
 	@Test

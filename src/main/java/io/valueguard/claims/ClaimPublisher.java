@@ -4,8 +4,11 @@ import java.time.Duration;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.valueguard.system.ValueGuardProperties;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.jspecify.annotations.Nullable;
 
@@ -19,6 +22,8 @@ import org.springframework.stereotype.Component;
  */
 @Component
 public class ClaimPublisher {
+
+	private static final Log logger = LogFactory.getLog(ClaimPublisher.class);
 
 	/** How much longer than the producer's delivery.timeout.ms to wait, so the producer's own verdict comes first. */
 	private static final Duration SEND_MARGIN = Duration.ofSeconds(5);
@@ -62,6 +67,9 @@ public class ClaimPublisher {
 
 	private final Duration sendTimeout;
 
+	/** Whether the last write failed: failures are logged when they start and end, not once per request. */
+	private final AtomicBoolean failing = new AtomicBoolean();
+
 	public ClaimPublisher(KafkaTemplate<String, String> template, ValueGuardProperties properties) {
 		this.template = template;
 		this.validator = new ClaimValidator(properties.limits());
@@ -79,25 +87,35 @@ public class ClaimPublisher {
 			SendResult<String, String> result = this.template.send(this.topic, key, value)
 				.get(this.sendTimeout.toMillis(), TimeUnit.MILLISECONDS);
 			RecordMetadata metadata = result.getRecordMetadata();
+			if (this.failing.compareAndSet(true, false)) {
+				logger.info("Kafka takes writes to " + this.topic + " again");
+			}
 			return new Receipt(key, value, metadata.topic(), metadata.partition(), metadata.offset(),
 					metadata.timestamp());
 		}
 		catch (ExecutionException ex) {
-			throw new PublishFailedException("Kafka did not accept the record: " + rootMessage(ex), ex.getCause());
+			throw failed("Kafka did not accept the record: " + rootMessage(ex), ex.getCause());
 		}
 		catch (RuntimeException ex) {
 			// thrown by send itself (KafkaTemplate wraps the client's error in its own KafkaException), for example
 			// when no metadata arrives within max.block.ms or the buffer stays full: the broker did not take it
-			throw new PublishFailedException("Kafka did not accept the record: " + rootMessage(ex), ex);
+			throw failed("Kafka did not accept the record: " + rootMessage(ex), ex);
 		}
 		catch (TimeoutException ex) {
-			throw new PublishFailedException("Kafka did not acknowledge the record within " + this.sendTimeout.toSeconds()
-					+ "s", ex);
+			throw failed("Kafka did not acknowledge the record within " + this.sendTimeout.toSeconds() + "s", ex);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 			throw new PublishFailedException("Interrupted while waiting for Kafka", ex);
 		}
+	}
+
+	private PublishFailedException failed(String message, @Nullable Throwable cause) {
+		if (this.failing.compareAndSet(false, true)) {
+			logger.warn("Writes to " + this.topic + " are failing; REST writes answer 503 until Kafka takes them "
+					+ "again. " + message);
+		}
+		return new PublishFailedException(message, cause);
 	}
 
 	private static String rootMessage(Throwable ex) {

@@ -159,6 +159,23 @@ public class StreamsSupervisor implements SmartLifecycle, ApplicationListener<Co
 		}
 	}
 
+	/**
+	 * Restarts the client of {@code applicationId} now, as the supervisor does after a failure: the running client is
+	 * closed (its open transactions abort) and a new one starts on the same topology and state directory.
+	 */
+	public void restartNow(String applicationId) {
+		for (StreamsBuilderFactoryBean factory : this.clients.all()) {
+			if (applicationId.equals(StreamsClients.applicationIdOf(factory))) {
+				logger.warn("Restarting Kafka Streams client " + applicationId + " on request");
+				this.watches.computeIfAbsent(applicationId, (id) -> new Watch()).restarts++;
+				factory.stop();
+				factory.start();
+				return;
+			}
+		}
+		throw new IllegalArgumentException("No Kafka Streams client " + applicationId);
+	}
+
 	private void restart(StreamsBuilderFactoryBean factory, String applicationId, Watch watch) {
 		watch.failedRestarts++;
 		watch.restarts++;

@@ -38,7 +38,7 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
 
 	@ExceptionHandler(ClaimPublisher.PublishFailedException.class)
 	ResponseEntity<ProblemDetail> publishFailed(ClaimPublisher.PublishFailedException ex) {
-		logger.warn(ex.getMessage());
+		// ClaimPublisher logs when writes start and stop failing: nothing per request
 		return unavailable(problem(HttpStatus.SERVICE_UNAVAILABLE, "kafka-unavailable", "Kafka unavailable",
 				ex.getMessage()));
 	}

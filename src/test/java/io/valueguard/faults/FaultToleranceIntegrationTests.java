@@ -1,6 +1,5 @@
 package io.valueguard.faults;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -12,22 +11,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 
-import io.valueguard.support.ApiClient;
 import io.valueguard.support.BrokerProcess;
-import io.valueguard.support.InputRecord;
 import io.valueguard.support.InstanceProcess;
-import io.valueguard.support.KafkaProbe;
-import io.valueguard.support.ReferenceModel;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.common.utils.Utils;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
-import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -46,8 +36,6 @@ import static org.awaitility.Awaitility.await;
 @Tag("integration")
 class FaultToleranceIntegrationTests {
 
-	private static final JsonMapper JSON = JsonMapper.builder().build();
-
 	private static final int PARTITIONS = 6;
 
 	private static final int KEYS = 1_500;
@@ -55,8 +43,6 @@ class FaultToleranceIntegrationTests {
 	private static final int VALUES = 400;
 
 	private static final Duration SESSION_TIMEOUT = Duration.ofSeconds(10);
-
-	private static final Duration RECOVERY = Duration.ofMinutes(4);
 
 	private static final String CLAIMS = "valueguard.claims";
 
@@ -97,23 +83,17 @@ class FaultToleranceIntegrationTests {
 		String reproduce = "seed " + this.seed + ", logs in " + this.work.toAbsolutePath();
 		System.out.println("Fault suite: " + this.claims + " claims, " + this.faults + " faults, " + reproduce);
 		BrokerProcess broker = closing(new BrokerProcess(this.work).start());
-		List<InstanceProcess> instances = new ArrayList<>();
-		for (String name : List.of("vg-a", "vg-b", "vg-c")) {
-			instances.add(closing(new InstanceProcess(name, this.work, broker.bootstrapServers(),
-					List.of("--valueguard.topics.partitions=" + PARTITIONS,
-							"--spring.cloud.stream.kafka.streams.binder.configuration.session.timeout.ms="
-									+ SESSION_TIMEOUT.toMillis()))));
-		}
-		// the first creates the topics; the others join it
-		instances.get(0).start();
-		awaitReady(instances.subList(0, 1));
-		instances.subList(1, 3).forEach(InstanceProcess::start);
-		awaitReady(instances);
+		List<InstanceProcess> instances = Instances.create(List.of("vg-a", "vg-b", "vg-c"), this.work,
+				broker.bootstrapServers(), List.of("--valueguard.topics.partitions=" + PARTITIONS,
+						"--spring.cloud.stream.kafka.streams.binder.configuration.session.timeout.ms="
+								+ SESSION_TIMEOUT.toMillis()));
+		instances.forEach(this::closing);
+		Instances.start(instances);
 
 		ClaimStream stream = closing(new ClaimStream(broker.bootstrapServers(), CLAIMS, this.seed, KEYS, VALUES,
 				150).start());
-		LookupProbe probe = closing(new LookupProbe(instances, onePerPartition("probe-key-"),
-				onePerPartition("probe-value-"), VALUES).start());
+		LookupProbe probe = closing(new LookupProbe(instances, Instances.onePerPartition("probe-key-", PARTITIONS),
+				Instances.onePerPartition("probe-value-", PARTITIONS), VALUES).start());
 		Random random = new Random(this.seed);
 		List<Fault> plan = Fault.plan(this.faults, random);
 		List<long[]> windows = new ArrayList<>();
@@ -122,7 +102,7 @@ class FaultToleranceIntegrationTests {
 			System.out.println("Fault: " + fault.describe(instances));
 			fault.inject(broker, instances);
 			long ended = System.currentTimeMillis();
-			awaitReady(instances);
+			Instances.awaitReady(instances);
 			long ready = System.currentTimeMillis();
 			// let the probes see the recovered cluster before the next fault
 			await().pollDelay(Duration.ofSeconds(5)).until(() -> true);
@@ -141,57 +121,8 @@ class FaultToleranceIntegrationTests {
 		}
 		report(outcomes, answers, stream);
 
-		// the reference model, from the claims topic as written (the stream's records and the probe's REST writes)
-		List<InputRecord> written = new ArrayList<>();
-		try (KafkaProbe kafka = new KafkaProbe(broker.bootstrapServers())) {
-			for (ConsumerRecord<byte[], byte[]> record : kafka.readAll(CLAIMS)) {
-				written.add(new InputRecord(text(record.key()), (record.value() != null) ? text(record.value()) : null,
-						record.timestamp()));
-			}
-		}
-		ReferenceModel expected = new ReferenceModel().apply(written);
-		assertThat(written.size()).as("claims written").isGreaterThanOrEqualTo(this.claims);
-
-		awaitReady(instances);
-		for (InstanceProcess instance : instances) {
-			await("listings of " + instance.name() + " match the model (" + reproduce + ")").atMost(RECOVERY)
-				.pollInterval(Duration.ofSeconds(2))
-				.untilAsserted(() -> {
-					assertThat(listing(instance.api(), "/api/bindings", "key", "value")).isEqualTo(expected.bindings());
-					assertThat(listing(instance.api(), "/api/owners", "value", "key")).isEqualTo(expected.owners());
-				});
-		}
-		for (InstanceProcess instance : instances) {
-			assertThat(instance.api().boundValues(InputRecord.keysOf(written)))
-				.as("every key looked up on %s (%s)", instance.name(), reproduce)
-				.isEqualTo(expected.bindings());
-			assertThat(instance.api().owners(InputRecord.valuesOf(written)))
-				.as("every value looked up on %s (%s)", instance.name(), reproduce)
-				.isEqualTo(expected.owners());
-		}
-		try (KafkaProbe kafka = new KafkaProbe(broker.bootstrapServers())) {
-			await("the bindings topic matches the model (" + reproduce + ")").atMost(RECOVERY)
-				.pollInterval(Duration.ofSeconds(2))
-				.untilAsserted(() -> assertThat(kafka.table("valueguard.bindings", InputRecord.keysOf(written)))
-					.isEqualTo(expected.bindings()));
-			List<EvictionAudit.Claim> evictions = new ArrayList<>();
-			for (ConsumerRecord<byte[], byte[]> record : kafka.readAll("valueguard.evictions")) {
-				JsonNode event = JSON.readTree(record.value());
-				evictions.add(new EvictionAudit.Claim(event.get("key").asString(), event.get("value").asString(),
-						event.get("claimTimestamp").asLong()));
-			}
-			assertThat(evictions).as("evictions happened").isNotEmpty();
-			assertThat(new EvictionAudit(written).excess(evictions)).as("evictions written twice (%s)", reproduce)
-				.isEmpty();
-		}
-		assertThat(answers.stream().filter((answer) -> answer.status() == 500).toList())
-			.as("answers of 500 (%s)", reproduce)
-			.isEmpty();
-		for (InstanceProcess instance : instances) {
-			assertThat(instance.log()).as("a streams client of %s reached ERROR (%s)", instance.name(), reproduce)
-				.doesNotContain("to ERROR")
-				.doesNotContain("failed (ERROR)");
-		}
+		Instances.awaitReady(instances);
+		new FinalStateCheck(broker.bootstrapServers(), instances, reproduce).verify(this.claims, answers);
 	}
 
 	private Outcome outcome(String fault, long[] window, List<LookupProbe.Answer> answers) {
@@ -253,55 +184,9 @@ class FaultToleranceIntegrationTests {
 		return (millis == 0) ? "never" : String.format(java.util.Locale.ROOT, "%.1f s", millis / 1000.0);
 	}
 
-	/** The whole store, read page by page through the instance's listing. */
-	private static Map<String, String> listing(ApiClient api, String path, String idField, String field) {
-		Map<String, String> entries = new HashMap<>();
-		String after = null;
-		do {
-			ApiClient.Reply reply = api.get(path + "?limit=1000"
-					+ ((after != null) ? "&after=" + ApiClient.parameter(after) : ""));
-			assertThat(reply.status()).as(reply.body()).isEqualTo(200);
-			JsonNode page = reply.json();
-			page.get("items").forEach((item) -> entries.put(item.get(idField).asString(), item.get(field).asString()));
-			after = (page.get("next") != null && !page.get("next").isNull()) ? page.get("next").asString() : null;
-		}
-		while (after != null);
-		return entries;
-	}
-
-	/** One name per claims partition, so that the probes cover every partition of both stages. */
-	private static List<String> onePerPartition(String prefix) {
-		List<String> names = new ArrayList<>();
-		for (int partition = 0; partition < PARTITIONS; partition++) {
-			for (int i = 0;; i++) {
-				String name = prefix + i;
-				if (Utils.toPositive(Utils.murmur2(name.getBytes(StandardCharsets.UTF_8))) % PARTITIONS == partition) {
-					names.add(name);
-					break;
-				}
-			}
-		}
-		return names;
-	}
-
-	private static void awaitReady(List<InstanceProcess> instances) {
-		await("every instance ready").atMost(RECOVERY).pollInterval(Duration.ofMillis(250)).until(() -> {
-			for (InstanceProcess instance : instances) {
-				if (!instance.alive()) {
-					throw new IllegalStateException(instance.name() + " exited, see " + instance.logFile());
-				}
-			}
-			return instances.stream().allMatch(InstanceProcess::ready);
-		});
-	}
-
 	private <T extends AutoCloseable> T closing(T resource) {
 		this.resources.add(resource);
 		return resource;
-	}
-
-	private static String text(byte[] bytes) {
-		return new String(bytes, StandardCharsets.UTF_8);
 	}
 
 }

@@ -1,0 +1,65 @@
+package io.valueguard.faults;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.valueguard.support.InstanceProcess;
+import org.apache.kafka.common.utils.Utils;
+
+import static org.awaitility.Awaitility.await;
+
+/** Starting the instances of a fault test, and waiting for them. */
+final class Instances {
+
+	static final Duration RECOVERY = Duration.ofMinutes(4);
+
+	private Instances() {
+	}
+
+	/** Instances named {@code names}, not started, each with the same extra arguments. */
+	static List<InstanceProcess> create(List<String> names, Path work, String bootstrapServers, List<String> arguments) {
+		List<InstanceProcess> instances = new ArrayList<>();
+		for (String name : names) {
+			instances.add(new InstanceProcess(name, work, bootstrapServers, arguments));
+		}
+		return instances;
+	}
+
+	/** Starts the first, which creates the topics, then the others. */
+	static void start(List<InstanceProcess> instances) {
+		instances.get(0).start();
+		awaitReady(instances.subList(0, 1));
+		instances.subList(1, instances.size()).forEach(InstanceProcess::start);
+		awaitReady(instances);
+	}
+
+	static void awaitReady(List<InstanceProcess> instances) {
+		await("every instance ready").atMost(RECOVERY).pollInterval(Duration.ofMillis(250)).until(() -> {
+			for (InstanceProcess instance : instances) {
+				if (!instance.alive()) {
+					throw new IllegalStateException(instance.name() + " exited, see " + instance.logFile());
+				}
+			}
+			return instances.stream().allMatch(InstanceProcess::ready);
+		});
+	}
+
+	/** One name per partition (Kafka's default partitioner), so that probes cover every partition of both stages. */
+	static List<String> onePerPartition(String prefix, int partitions) {
+		List<String> names = new ArrayList<>();
+		for (int partition = 0; partition < partitions; partition++) {
+			for (int i = 0;; i++) {
+				String name = prefix + i;
+				if (Utils.toPositive(Utils.murmur2(name.getBytes(StandardCharsets.UTF_8))) % partitions == partition) {
+					names.add(name);
+					break;
+				}
+			}
+		}
+		return names;
+	}
+
+}
