@@ -64,3 +64,21 @@ ssl.keystore.password: ${KAFKA_KEYSTORE_PASSWORD}
 {{- end }}
 {{- end }}
 {{- end }}
+
+{{/*
+Container resources: memory derived from the heap, RocksDB's budget and the JVM's overhead (request = limit), unless
+resources.limits.memory is given.
+*/}}
+{{- define "valueguard.resources" -}}
+{{- $resources := deepCopy (default dict .Values.resources) -}}
+{{- $limits := default dict $resources.limits -}}
+{{- $requests := default dict $resources.requests -}}
+{{- if not $limits.memory -}}
+{{- $memory := printf "%dMi" (int (add .Values.jvm.heapMiB .Values.rocksdb.blockCacheMiB .Values.jvm.overheadMiB)) -}}
+{{- $_ := set $limits "memory" $memory -}}
+{{- $_ := set $requests "memory" $memory -}}
+{{- end -}}
+{{- $_ := set $resources "limits" $limits -}}
+{{- $_ := set $resources "requests" $requests -}}
+{{- toYaml $resources -}}
+{{- end -}}

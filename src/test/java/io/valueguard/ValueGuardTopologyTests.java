@@ -7,20 +7,39 @@ import java.util.Map;
 import io.valueguard.messages.Eviction;
 import io.valueguard.claims.EvictionEvent;
 import io.valueguard.support.TestProperties;
+import io.valueguard.system.StoreType;
 import io.valueguard.support.TopologyHarness;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import static io.valueguard.support.TopologyHarness.utf8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
 /** Every rule of the key and value stages, through the real topology in a TopologyTestDriver. */
+@ParameterizedClass(name = "{0} stores")
+@EnumSource(StoreType.class)
 class ValueGuardTopologyTests {
 
-	private final TopologyHarness harness = new TopologyHarness();
+	private final StoreType storeType;
+
+	private final TopologyHarness harness;
+
+	ValueGuardTopologyTests(StoreType storeType) {
+		this.storeType = storeType;
+		this.harness = harness(Map.of());
+	}
+
+	/** A harness with this run's store type and {@code settings}. */
+	private TopologyHarness harness(Map<String, Object> settings) {
+		Map<String, Object> properties = new java.util.HashMap<>(settings);
+		properties.put("valueguard.store.type", this.storeType.name());
+		return new TopologyHarness(TestProperties.of(properties), io.valueguard.claims.KeyStageEvents.NONE);
+	}
 
 	@AfterEach
 	void close() {
@@ -97,7 +116,7 @@ class ValueGuardTopologyTests {
 		this.harness.claim("bob", "phone", 100).claim("alice", "phone", 100);
 		assertThat(this.harness.boundValues()).containsExactly(Map.entry("bob", "phone"));
 
-		try (TopologyHarness reversed = new TopologyHarness()) {
+		try (TopologyHarness reversed = harness(Map.of())) {
 			reversed.claim("alice", "phone", 100).claim("bob", "phone", 100);
 			assertThat(reversed.boundValues()).containsExactly(Map.entry("bob", "phone"));
 			assertThat(reversed.heldValues()).containsExactly(Map.entry("phone", "bob"));
@@ -196,8 +215,8 @@ class ValueGuardTopologyTests {
 
 	@Test
 	void shouldSendInvalidRecordsToDlqAndKeepProcessing() {
-		TopologyHarness limited = new TopologyHarness(TestProperties.withLimits(8, 8),
-				io.valueguard.claims.KeyStageEvents.NONE);
+		TopologyHarness limited = harness(
+				Map.of("valueguard.limits.max-key-bytes", 8, "valueguard.limits.max-value-bytes", 8));
 		try (limited) {
 			limited.raw(null, utf8("v"), 1)
 				.raw(new byte[0], utf8("v"), 2)

@@ -5,6 +5,7 @@ import java.util.Set;
 import io.valueguard.messages.Eviction;
 import io.valueguard.messages.OwnerCommand;
 import io.valueguard.system.KeyValueStoreTable;
+import io.valueguard.system.StoreType;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -21,9 +22,10 @@ final class KeyStageProcessor implements Processor<String, KeyInput, String, Key
 	/** Name of the key stage's store: key to its current claim. */
 	static final String STORE = "bindings";
 
-	static ProcessorSupplier<String, KeyInput, String, KeyOutput> supplier(KeyStageEvents events) {
+	static ProcessorSupplier<String, KeyInput, String, KeyOutput> supplier(KeyStageEvents events,
+			StoreType storeType) {
 		StoreBuilder<KeyValueStore<String, KeyClaim>> store = Stores
-			.keyValueStoreBuilder(Stores.persistentKeyValueStore(STORE), Serdes.String(), new KeyClaim.Serde());
+			.keyValueStoreBuilder(storeType.supplier(STORE), Serdes.String(), new KeyClaim.Serde());
 		return new ProcessorSupplier<>() {
 
 			@Override

@@ -46,7 +46,7 @@ public final class KeyStageTopology implements BiConsumer<KStream<byte[], byte[]
 
 		accepted.merge(verdicts.mapValues((eviction) -> (KeyInput) new KeyInput.Verdict(eviction), Named.as("verdicts")),
 				Named.as("key-inputs"))
-			.process(KeyStageProcessor.supplier(this.events), Named.as("key-stage"))
+			.process(KeyStageProcessor.supplier(this.events, this.properties.store().type()), Named.as("key-stage"))
 			.split(Named.as("key-stage-"))
 			.branch((key, output) -> output instanceof KeyOutput.Binding, Branched.withConsumer((bindings) -> bindings
 				.mapValues((output) -> ((KeyOutput.Binding) output).value(), Named.as("binding-values"))

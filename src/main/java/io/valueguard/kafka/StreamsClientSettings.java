@@ -6,6 +6,7 @@ import io.valueguard.system.ValueGuardProperties;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.state.HostInfo;
 
 import org.springframework.core.env.Environment;
@@ -14,8 +15,8 @@ import org.springframework.kafka.config.StreamsBuilderFactoryBeanConfigurer;
 import org.springframework.stereotype.Component;
 
 /**
- * Client settings that Kafka Streams takes in code rather than in its configuration map, for both stages: closing,
- * static group membership from the instance name, and what happens when a stream thread dies.
+ * Client settings that ValueGuard derives for both stages: closing, static group membership from the instance name,
+ * RocksDB's shared memory budget, and what happens when a stream thread dies.
  */
 @Component
 class StreamsClientSettings implements StreamsBuilderFactoryBeanConfigurer {
@@ -24,12 +25,15 @@ class StreamsClientSettings implements StreamsBuilderFactoryBeanConfigurer {
 
 	private final ValueGuardProperties.Streams streams;
 
+	private final ValueGuardProperties properties;
+
 	private final String instanceName;
 
 	private final StreamThreadFailures failures;
 
 	StreamsClientSettings(ValueGuardProperties properties, Environment environment, StreamThreadFailures failures) {
 		this.streams = properties.streams();
+		this.properties = properties;
 		this.instanceName = (properties.instanceName() != null) ? properties.instanceName()
 				: derivedName(StreamsClients.advertised(environment));
 		this.failures = failures;
@@ -40,12 +44,17 @@ class StreamsClientSettings implements StreamsBuilderFactoryBeanConfigurer {
 		factoryBean.setLeaveGroupOnClose(this.streams.leaveGroupOnClose());
 		factoryBean.setCloseTimeout((int) this.streams.closeTimeout().toSeconds());
 		Properties configuration = factoryBean.getStreamsConfiguration();
-		if (configuration != null && !configuration.containsKey(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG)) {
-			// Kafka Streams appends each thread's index, so one name serves every thread of both clients
-			configuration.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, this.instanceName);
+		if (configuration != null) {
+			if (!configuration.containsKey(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG)) {
+				// Kafka Streams appends each thread's index, so one name serves every thread of both clients
+				configuration.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, this.instanceName);
+				logger.info("Static group membership for " + StreamsClients.applicationIdOf(factoryBean)
+						+ " as instance '" + this.instanceName + "'");
+			}
+			if (!configuration.containsKey(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG)) {
+				BoundedRocksDb.configure(configuration, this.properties.rocksdb());
+			}
 			factoryBean.setStreamsConfiguration(configuration);
-			logger.info("Static group membership for " + StreamsClients.applicationIdOf(factoryBean)
-					+ " as instance '" + this.instanceName + "'");
 		}
 		// the binder sets its own handler (shut the client down) just before start; a customizer runs after it
 		factoryBean.setKafkaStreamsCustomizer((kafkaStreams) -> kafkaStreams

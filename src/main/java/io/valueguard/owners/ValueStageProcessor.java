@@ -5,6 +5,7 @@ import java.util.Set;
 import io.valueguard.messages.Eviction;
 import io.valueguard.messages.OwnerCommand;
 import io.valueguard.system.KeyValueStoreTable;
+import io.valueguard.system.StoreType;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -21,9 +22,10 @@ final class ValueStageProcessor implements Processor<String, OwnerCommand, Strin
 	/** Name of the value stage's store: value to its top claim. */
 	static final String STORE = "owners";
 
-	static ProcessorSupplier<String, OwnerCommand, String, Eviction> supplier(ValueStageEvents events) {
+	static ProcessorSupplier<String, OwnerCommand, String, Eviction> supplier(ValueStageEvents events,
+			StoreType storeType) {
 		StoreBuilder<KeyValueStore<String, Owner>> store = Stores
-			.keyValueStoreBuilder(Stores.persistentKeyValueStore(STORE), Serdes.String(), new Owner.Serde());
+			.keyValueStoreBuilder(storeType.supplier(STORE), Serdes.String(), new Owner.Serde());
 		return new ProcessorSupplier<>() {
 
 			@Override

@@ -34,7 +34,8 @@ public final class ValueStageTopology implements Consumer<KStream<String, OwnerC
 
 	@Override
 	public void accept(KStream<String, OwnerCommand> commands) {
-		commands.process(ValueStageProcessor.supplier(this.events), Named.as("value-stage"))
+		commands
+			.process(ValueStageProcessor.supplier(this.events, this.properties.store().type()), Named.as("value-stage"))
 			.to(this.properties.evictionFeedbackTopic(), Produced.with(Serdes.String(), new Eviction.Serde())
 				.withStreamPartitioner(TO_KEY_PARTITION)
 				.withName("eviction-feedback"));

@@ -11,6 +11,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.util.unit.DataSize;
 import org.springframework.validation.annotation.Validated;
 
 /**
@@ -21,6 +22,8 @@ import org.springframework.validation.annotation.Validated;
  * @param limits what makes a claim valid
  * @param streams how the Kafka Streams clients behave
  * @param publisher how the REST API's producer writes claims
+ * @param store where both stages keep their stores
+ * @param rocksdb how RocksDB stores share and bound their native memory
  * @param instanceName this instance's stable name, the static group membership ({@code group.instance.id}) of its
  * streams clients, so that a restarted instance gets its partitions back at once; unset, it is derived from the
  * advertised host and port, which must be unique and stable anyway; two live instances must never share one
@@ -29,7 +32,8 @@ import org.springframework.validation.annotation.Validated;
 @Validated
 public record ValueGuardProperties(@DefaultValue("valueguard") @NotBlank String applicationId,
 		@DefaultValue @Valid Topics topics, @DefaultValue @Valid Limits limits, @DefaultValue @Valid Streams streams,
-		@DefaultValue @Valid Publisher publisher, @Nullable @Pattern(regexp = "[A-Za-z0-9._-]{1,200}",
+		@DefaultValue @Valid Publisher publisher, @DefaultValue @Valid Store store, @DefaultValue @Valid RocksDb rocksdb,
+		@Nullable @Pattern(regexp = "[A-Za-z0-9._-]{1,200}",
 				message = "must be 1 to 200 letters, digits, '.', '_' or '-'") String instanceName) {
 
 	/** Application id of the key stage (claims partitioned by key, store {@code bindings}). */
@@ -99,6 +103,26 @@ public record ValueGuardProperties(@DefaultValue("valueguard") @NotBlank String 
 	 */
 	public record Publisher(@DefaultValue("5s") Duration metadataWait, @DefaultValue("5s") Duration requestTimeout,
 			@DefaultValue("10s") Duration deliveryTimeout) {
+
+	}
+
+	/**
+	 * @param type {@code rocksdb} (the default) or {@code in-memory}, for both stages' stores
+	 */
+	public record Store(@DefaultValue("rocksdb") StoreType type) {
+
+	}
+
+	/**
+	 * One block cache and one write buffer manager shared by every RocksDB store of the process, so that its native
+	 * memory has a ceiling however many partitions it holds.
+	 * @param blockCacheSize the shared block cache, which also holds the index and filter blocks and the memtables:
+	 * the ceiling of RocksDB's memory in the process
+	 * @param writeBufferBudget the share of the cache that memtables may take
+	 * @param bloomFilterBitsPerKey bits per key of the Bloom filters that spare point lookups a disk read; 0: none
+	 */
+	public record RocksDb(@DefaultValue("64MB") DataSize blockCacheSize, @DefaultValue("16MB") DataSize writeBufferBudget,
+			@DefaultValue("10") @Min(0) @Max(64) int bloomFilterBitsPerKey) {
 
 	}
 

@@ -70,8 +70,13 @@ class HelmChartTests {
 			.isEqualTo("$(POD_NAME)");
 		assertThat(env(container, "KAFKA_BOOTSTRAP_SERVERS").getValue()).isEqualTo("kafka:9092");
 		// heap at 40% of the limit, the rest kept for RocksDB off-heap, with and without the buildpack's calculator
-		assertThat(env(container, "JAVA_TOOL_OPTIONS").getValue()).contains("-XX:MaxRAMPercentage=40");
-		assertThat(env(container, "BPL_JVM_HEAD_ROOM").getValue()).isEqualTo("60");
+		// memory derived from heap + RocksDB's shared cache + JVM overhead, and RocksDB bounded to its budget
+		assertThat(env(container, "JAVA_TOOL_OPTIONS").getValue()).contains("-Xmx1024m");
+		assertThat(env(container, "VALUEGUARD_ROCKSDB_BLOCK_CACHE_SIZE").getValue()).isEqualTo("256MB");
+		assertThat(env(container, "VALUEGUARD_ROCKSDB_WRITE_BUFFER_BUDGET").getValue()).isEqualTo("64MB");
+		assertThat(container.getResources().getLimits().get("memory").toString()).isEqualTo("1664Mi");
+		assertThat(container.getResources().getRequests().get("memory").toString()).isEqualTo("1664Mi");
+		assertThat(container.getResources().getRequests().get("cpu").toString()).isEqualTo("500m");
 
 		assertThat(container.getStartupProbe().getHttpGet().getPath()).isEqualTo("/actuator/health/liveness");
 		assertThat(container.getStartupProbe().getFailureThreshold()).isEqualTo(90);
@@ -133,6 +138,9 @@ class HelmChartTests {
 		assertThat(statefulSet.getSpec().getReplicas()).isEqualTo(5);
 		Container container = statefulSet.getSpec().getTemplate().getSpec().getContainers().get(0);
 		assertThat(container.getImage()).isEqualTo("registry.example.com/platform/valueguard:0.1.0");
+		// 2048 MiB heap + 1536 MiB RocksDB + 384 MiB overhead
+		assertThat(container.getResources().getLimits().get("memory").toString()).isEqualTo("3968Mi");
+		assertThat(container.getResources().getRequests().get("cpu").toString()).isEqualTo("2");
 		// secrets come from existing Secrets, never from values
 		assertThat(env(container, "KAFKA_SASL_JAAS_CONFIG").getValueFrom().getSecretKeyRef().getName())
 			.isEqualTo("valueguard-kafka-user");

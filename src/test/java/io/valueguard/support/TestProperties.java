@@ -17,11 +17,6 @@ public final class TestProperties {
 		return of(Map.of());
 	}
 
-	public static ValueGuardProperties withLimits(int maxKeyBytes, int maxValueBytes) {
-		return of(Map.of("valueguard.limits.max-key-bytes", maxKeyBytes, "valueguard.limits.max-value-bytes",
-				maxValueBytes));
-	}
-
 	/** The settings bound from {@code properties}, with the defaults for everything they leave out. */
 	public static ValueGuardProperties of(Map<String, ?> properties) {
 		return new Binder(new MapConfigurationPropertySource(properties)).bindOrCreate("valueguard",

@@ -1,0 +1,86 @@
+package io.valueguard.kafka;
+
+import java.util.Map;
+import java.util.Properties;
+
+import io.valueguard.system.ValueGuardProperties;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.state.RocksDBConfigSetter;
+import org.rocksdb.BlockBasedTableConfig;
+import org.rocksdb.BloomFilter;
+import org.rocksdb.Cache;
+import org.rocksdb.LRUCache;
+import org.rocksdb.Options;
+import org.rocksdb.WriteBufferManager;
+
+/**
+ * Gives every RocksDB store of the process one block cache and one write buffer manager, so that RocksDB's native
+ * memory has one ceiling, {@code valueguard.rocksdb.block-cache-size}, however many store partitions the instance
+ * holds: memtables, index and filter blocks are all charged to the cache. Point-lookup stores get Bloom filters, so
+ * that a lookup of an absent key rarely reads a block. Kafka Streams creates this class by name, once per store; the
+ * sizes reach it through the streams configuration, and the cache is made once, for both clients.
+ */
+public class BoundedRocksDb implements RocksDBConfigSetter {
+
+	static final String BLOCK_CACHE_SIZE = "valueguard.rocksdb.block.cache.size";
+
+	static final String WRITE_BUFFER_BUDGET = "valueguard.rocksdb.write.buffer.budget";
+
+	static final String BLOOM_FILTER_BITS = "valueguard.rocksdb.bloom.filter.bits.per.key";
+
+	/** Memtables per store: one being written, one being flushed. */
+	private static final int MEMTABLES = 2;
+
+	private static final Object LOCK = new Object();
+
+	private static Cache cache;
+
+	private static WriteBufferManager writeBufferManager;
+
+	private BloomFilter filter;
+
+	/** The settings for both clients' configuration, as Kafka Streams passes them on to {@link #setConfig}. */
+	static void configure(Properties configuration, ValueGuardProperties.RocksDb settings) {
+		configuration.put(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, BoundedRocksDb.class.getName());
+		configuration.put(BLOCK_CACHE_SIZE, Long.toString(settings.blockCacheSize().toBytes()));
+		configuration.put(WRITE_BUFFER_BUDGET, Long.toString(settings.writeBufferBudget().toBytes()));
+		configuration.put(BLOOM_FILTER_BITS, Integer.toString(settings.bloomFilterBitsPerKey()));
+	}
+
+	@Override
+	public void setConfig(String storeName, Options options, Map<String, Object> configs) {
+		long cacheSize = Long.parseLong(String.valueOf(configs.get(BLOCK_CACHE_SIZE)));
+		long writeBuffers = Long.parseLong(String.valueOf(configs.get(WRITE_BUFFER_BUDGET)));
+		int bloomBits = Integer.parseInt(String.valueOf(configs.get(BLOOM_FILTER_BITS)));
+		BlockBasedTableConfig table = (BlockBasedTableConfig) options.tableFormatConfig();
+		synchronized (LOCK) {
+			if (cache == null) {
+				// a tenth of the cache kept for index and filter blocks, so that data blocks cannot evict them
+				cache = new LRUCache(cacheSize, -1, false, 0.1);
+				writeBufferManager = new WriteBufferManager(writeBuffers, cache);
+			}
+			table.setBlockCache(cache);
+			options.setWriteBufferManager(writeBufferManager);
+		}
+		table.setCacheIndexAndFilterBlocks(true);
+		table.setCacheIndexAndFilterBlocksWithHighPriority(true);
+		table.setPinTopLevelIndexAndFilter(true);
+		if (bloomBits > 0) {
+			this.filter = new BloomFilter(bloomBits);
+			table.setFilterPolicy(this.filter);
+		}
+		// memtables are charged to the shared budget: a store's share need not be large
+		options.setWriteBufferSize(Math.max(1L << 20, Math.min(writeBuffers / 4, 16L << 20)));
+		options.setMaxWriteBufferNumber(MEMTABLES);
+		options.setTableFormatConfig(table);
+	}
+
+	@Override
+	public void close(String storeName, Options options) {
+		// the cache and the write buffer manager are shared by every store and live as long as the process
+		if (this.filter != null) {
+			this.filter.close();
+		}
+	}
+
+}
