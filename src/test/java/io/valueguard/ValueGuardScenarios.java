@@ -213,6 +213,27 @@ abstract class ValueGuardScenarios {
 		assertThat(this.api.get("/actuator/prometheus").status()).isEqualTo(200);
 	}
 
+	/**
+	 * The API cannot change by accident: the served OpenAPI document must equal {@code docs/openapi.json}. After a
+	 * deliberate change, review {@code target/openapi.json} and rerun with {@code -Dopenapi.update=true}.
+	 */
+	@Test
+	void shouldServeTheCommittedOpenApiDocument() throws java.io.IOException {
+		ApiClient.Reply reply = this.api.get("/v3/api-docs");
+		assertThat(reply.status()).isEqualTo(200);
+		JsonNode served = reply.json();
+		String pretty = JSON.writerWithDefaultPrettyPrinter().writeValueAsString(served) + "\n";
+		java.nio.file.Path committed = java.nio.file.Path.of("docs", "openapi.json");
+		if (Boolean.getBoolean("openapi.update")) {
+			java.nio.file.Files.writeString(committed, pretty);
+		}
+		java.nio.file.Files.createDirectories(java.nio.file.Path.of("target"));
+		java.nio.file.Files.writeString(java.nio.file.Path.of("target", "openapi.json"), pretty);
+		assertThat(served).as("the served API differs from docs/openapi.json; review target/openapi.json, then rerun "
+				+ "with -Dopenapi.update=true").isEqualTo(JSON.readTree(java.nio.file.Files.readString(committed)));
+		assertThat(this.api.get("/swagger-ui/index.html").status()).as("Swagger UI").isEqualTo(200);
+	}
+
 	@Test
 	void shouldAnswerProblemBodiesForRequestsTheContainerRefuses() {
 		ApiClient.Reply slash = this.api.get("/api/bindings/a%2Fb");

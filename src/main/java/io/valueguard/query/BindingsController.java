@@ -1,5 +1,11 @@
 package io.valueguard.query;
 
+import io.swagger.v3.oas.annotations.Hidden;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.enums.ParameterIn;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.valueguard.claims.ClaimPublisher;
 import io.valueguard.claims.ClaimRejection;
 import io.valueguard.claims.ClaimValidator;
@@ -26,6 +32,9 @@ import org.springframework.web.bind.annotation.RestController;
 @RequestMapping("/api/bindings")
 class BindingsController {
 
+	static final String MAX_LAG = "let a standby or restoring store answer if it is at most this many records behind "
+			+ "(X-ValueGuard-Stale and X-ValueGuard-Offset-Lag then say so); without it only the active store answers";
+
 	private final ClaimPublisher publisher;
 
 	private final LookupRouter router;
@@ -41,48 +50,80 @@ class BindingsController {
 		this.properties = properties;
 	}
 
+	@Operation(summary = "Claim a value for a key", description = "The body, UTF-8 text, is the value. 202 means the "
+			+ "claim is on the claims topic; the binding changes once the stream has processed it.")
+	@ApiResponse(responseCode = "202", description = "On the claims topic; Location says where to look it up")
 	@PutMapping(path = "/{key}", consumes = MediaType.TEXT_PLAIN_VALUE)
 	ResponseEntity<ClaimPublisher.Receipt> claim(@PathVariable String key,
 			@RequestBody(required = false) byte @Nullable [] value) {
 		return accepted(key, this.publisher.publish(key, text(value)));
 	}
 
+	@Operation(summary = "Claim a value for a key given as a query parameter",
+			description = "For keys a path segment cannot carry, such as keys with '/'.")
+	@ApiResponse(responseCode = "202", description = "On the claims topic; Location says where to look it up")
 	@PutMapping(params = "key", consumes = MediaType.TEXT_PLAIN_VALUE)
 	ResponseEntity<ClaimPublisher.Receipt> claimByParameter(@RequestParam String key,
 			@RequestBody(required = false) byte @Nullable [] value) {
 		return claim(key, value);
 	}
 
+	@Operation(summary = "Release: the key gives up whatever it holds (a tombstone)")
+	@ApiResponse(responseCode = "202", description = "The tombstone is on the claims topic")
 	@DeleteMapping("/{key}")
 	ResponseEntity<ClaimPublisher.Receipt> release(@PathVariable String key) {
 		return accepted(key, this.publisher.publish(key, null));
 	}
 
+	@Operation(summary = "Release a key given as a query parameter")
+	@ApiResponse(responseCode = "202", description = "The tombstone is on the claims topic")
 	@DeleteMapping(params = "key")
 	ResponseEntity<ClaimPublisher.Receipt> releaseByParameter(@RequestParam String key) {
 		return release(key);
 	}
 
+	@Operation(summary = "The value a key holds", description = "Answered by the instance that holds the key's "
+			+ "partition; X-ValueGuard-Served-By names it.")
 	@GetMapping("/{key}")
-	ResponseEntity<BindingView> binding(@PathVariable String key, @RequestParam(required = false) @Nullable Long maxLag,
-			@RequestHeader(name = ForwardingHeaders.FORWARDED, required = false) @Nullable String forwardedBy) {
+	ResponseEntity<BindingView> binding(@PathVariable String key,
+			@Parameter(description = MAX_LAG) @RequestParam(required = false) @Nullable Long maxLag,
+			@Parameter(hidden = true) @RequestHeader(name = ForwardingHeaders.FORWARDED,
+					required = false) @Nullable String forwardedBy) {
 		Answer<BindingView> answer = this.router.binding(key, Responses.maxLag(maxLag), forwardedBy != null);
 		return Responses.answer(answer, "binding", "key", key);
 	}
 
+	// one GET per path in OpenAPI: this form is documented on the listing below
+	@Hidden
 	@GetMapping(params = "key")
 	ResponseEntity<BindingView> bindingByParameter(@RequestParam String key,
-			@RequestParam(required = false) @Nullable Long maxLag,
-			@RequestHeader(name = ForwardingHeaders.FORWARDED, required = false) @Nullable String forwardedBy) {
+			@Parameter(description = MAX_LAG) @RequestParam(required = false) @Nullable Long maxLag,
+			@Parameter(hidden = true) @RequestHeader(name = ForwardingHeaders.FORWARDED,
+					required = false) @Nullable String forwardedBy) {
 		return binding(key, maxLag, forwardedBy);
 	}
 
+	@Operation(operationId = "listBindings",
+			summary = "Bound keys in key order (UTF-8 bytes), from every instance, a page at a time; or, with "
+			+ "?key=, the value that one key holds (the form for keys with '/')")
+	@Parameter(name = "key", in = ParameterIn.QUERY, description = "look up this one key instead of listing")
+	@Parameter(name = "maxLag", in = ParameterIn.QUERY, description = "with key: " + BindingsController.MAX_LAG,
+			schema = @Schema(type = "integer", format = "int64"))
 	@GetMapping(params = "!key")
-	ResponseEntity<?> list(@RequestParam(required = false) @Nullable String after,
-			@RequestParam(defaultValue = "100") int limit,
-			@RequestHeader(name = ForwardingHeaders.FORWARDED, required = false) @Nullable String forwardedBy) {
-		return Responses.listing(this.listings, StoreView.BINDINGS, after, Responses.limit(limit, this.properties),
-				forwardedBy != null);
+	ResponseEntity<Page<BindingView>> list(
+			@Parameter(description = "the last key of the previous page (its next)") @RequestParam(
+					required = false) @Nullable String after,
+			@Parameter(description = "entries per page, 1 to valueguard.query.max-page-size") @RequestParam(
+					defaultValue = "100") int limit) {
+		return Responses.listing(this.listings, StoreView.BINDINGS, after, Responses.limit(limit, this.properties));
+	}
+
+	/** This instance's share, for the instance that merges a listing. */
+	@Hidden
+	@GetMapping(params = "!key", headers = ForwardingHeaders.FORWARDED)
+	ResponseEntity<LocalPage<BindingView>> localList(@RequestParam(required = false) @Nullable String after,
+			@RequestParam(defaultValue = "100") int limit) {
+		return Responses.localListing(this.listings, StoreView.BINDINGS, after, Responses.limit(limit, this.properties));
 	}
 
 	/** The body as strict UTF-8: a body that is not is refused rather than stored with replacement characters. */

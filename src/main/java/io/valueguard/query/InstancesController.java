@@ -2,11 +2,11 @@ package io.valueguard.query;
 
 import java.util.List;
 
-import org.jspecify.annotations.Nullable;
+import io.swagger.v3.oas.annotations.Hidden;
+import io.swagger.v3.oas.annotations.Operation;
 
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
-import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RestController;
 
 /** Every instance: its host, streams states, and each store partition it holds with its role and lag. */
@@ -19,11 +19,18 @@ class InstancesController {
 		this.reports = reports;
 	}
 
+	@Operation(summary = "Every instance: its address, each stage's streams state, and every store partition it "
+			+ "holds (active or standby) with its changelog lag")
 	@GetMapping("/api/instances")
-	ResponseEntity<?> instances(
-			@RequestHeader(name = ForwardingHeaders.FORWARDED, required = false) @Nullable String forwardedBy) {
-		return Responses.servedBy(List.of(this.reports.self()))
-			.body((forwardedBy != null) ? this.reports.local() : this.reports.all());
+	ResponseEntity<List<InstanceReport>> instances() {
+		return Responses.servedBy(List.of(this.reports.self())).body(this.reports.all());
+	}
+
+	/** This instance alone, for the instance that gathers the report. */
+	@Hidden
+	@GetMapping(path = "/api/instances", headers = ForwardingHeaders.FORWARDED)
+	ResponseEntity<InstanceReport> instance() {
+		return Responses.servedBy(List.of(this.reports.self())).body(this.reports.local());
 	}
 
 }

@@ -1,5 +1,10 @@
 package io.valueguard.query;
 
+import io.swagger.v3.oas.annotations.Hidden;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.enums.ParameterIn;
+import io.swagger.v3.oas.annotations.media.Schema;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.http.ResponseEntity;
@@ -30,26 +35,47 @@ class OwnersController {
 		this.properties = properties;
 	}
 
+	@Operation(summary = "The key that owns a value, from the owners store, the authority on ownership")
 	@GetMapping("/{value}")
-	ResponseEntity<OwnerView> owner(@PathVariable String value, @RequestParam(required = false) @Nullable Long maxLag,
-			@RequestHeader(name = ForwardingHeaders.FORWARDED, required = false) @Nullable String forwardedBy) {
+	ResponseEntity<OwnerView> owner(@PathVariable String value,
+			@Parameter(description = BindingsController.MAX_LAG) @RequestParam(required = false) @Nullable Long maxLag,
+			@Parameter(hidden = true) @RequestHeader(name = ForwardingHeaders.FORWARDED,
+					required = false) @Nullable String forwardedBy) {
 		Answer<OwnerView> answer = this.router.owner(value, Responses.maxLag(maxLag), forwardedBy != null);
 		return Responses.answer(answer, "owner", "value", value);
 	}
 
+	// one GET per path in OpenAPI: this form is documented on the listing below
+	@Hidden
 	@GetMapping(params = "value")
 	ResponseEntity<OwnerView> ownerByParameter(@RequestParam String value,
-			@RequestParam(required = false) @Nullable Long maxLag,
-			@RequestHeader(name = ForwardingHeaders.FORWARDED, required = false) @Nullable String forwardedBy) {
+			@Parameter(description = BindingsController.MAX_LAG) @RequestParam(required = false) @Nullable Long maxLag,
+			@Parameter(hidden = true) @RequestHeader(name = ForwardingHeaders.FORWARDED,
+					required = false) @Nullable String forwardedBy) {
 		return owner(value, maxLag, forwardedBy);
 	}
 
+	@Operation(operationId = "listOwners",
+			summary = "Owned values in value order (UTF-8 bytes), from every instance, a page at a time; or, "
+			+ "with ?value=, the key that owns that one value (the form for values with '/')")
+	@Parameter(name = "value", in = ParameterIn.QUERY, description = "look up this one value instead of listing")
+	@Parameter(name = "maxLag", in = ParameterIn.QUERY, description = "with value: " + BindingsController.MAX_LAG,
+			schema = @Schema(type = "integer", format = "int64"))
 	@GetMapping(params = "!value")
-	ResponseEntity<?> list(@RequestParam(required = false) @Nullable String after,
-			@RequestParam(defaultValue = "100") int limit,
-			@RequestHeader(name = ForwardingHeaders.FORWARDED, required = false) @Nullable String forwardedBy) {
-		return Responses.listing(this.listings, StoreView.OWNERS, after, Responses.limit(limit, this.properties),
-				forwardedBy != null);
+	ResponseEntity<Page<OwnerView>> list(
+			@Parameter(description = "the last value of the previous page (its next)") @RequestParam(
+					required = false) @Nullable String after,
+			@Parameter(description = "entries per page, 1 to valueguard.query.max-page-size") @RequestParam(
+					defaultValue = "100") int limit) {
+		return Responses.listing(this.listings, StoreView.OWNERS, after, Responses.limit(limit, this.properties));
+	}
+
+	/** This instance's share, for the instance that merges a listing. */
+	@Hidden
+	@GetMapping(params = "!value", headers = ForwardingHeaders.FORWARDED)
+	ResponseEntity<LocalPage<OwnerView>> localList(@RequestParam(required = false) @Nullable String after,
+			@RequestParam(defaultValue = "100") int limit) {
+		return Responses.localListing(this.listings, StoreView.OWNERS, after, Responses.limit(limit, this.properties));
 	}
 
 }

@@ -17,15 +17,18 @@ final class Responses {
 		return ResponseEntity.ok().headers(ForwardingHeaders.of(answer)).body(answer.entry());
 	}
 
-	/** A listing: this instance's share when another instance asked, the merged page otherwise. */
-	static <T> ResponseEntity<?> listing(Listings listings, StoreView<?, T> view, @Nullable String after, int limit,
-			boolean forwarded) {
-		if (forwarded) {
-			LocalPage<T> local = listings.local(view, after, limit);
-			return servedBy(java.util.List.of(local.servedBy())).body(local);
-		}
+	/** A listing: the merged page of every instance's share. */
+	static <T> ResponseEntity<Page<T>> listing(Listings listings, StoreView<?, T> view, @Nullable String after,
+			int limit) {
 		Listings.Listing<T> listing = listings.listing(view, after, limit);
 		return servedBy(listing.servedBy()).body(listing.page());
+	}
+
+	/** This instance's share of a listing, for the instance that merges them. */
+	static <T> ResponseEntity<LocalPage<T>> localListing(Listings listings, StoreView<?, T> view,
+			@Nullable String after, int limit) {
+		LocalPage<T> local = listings.local(view, after, limit);
+		return servedBy(java.util.List.of(local.servedBy())).body(local);
 	}
 
 	/** A 200 that names the instances whose stores the body was read from. */
