@@ -63,6 +63,8 @@ public class ClaimPublisher {
 
 	private final ClaimValidator validator;
 
+	private final ClaimFormat format;
+
 	private final String topic;
 
 	private final Duration sendTimeout;
@@ -72,7 +74,8 @@ public class ClaimPublisher {
 
 	public ClaimPublisher(KafkaTemplate<String, String> template, ValueGuardProperties properties) {
 		this.template = template;
-		this.validator = new ClaimValidator(properties.limits());
+		this.format = ClaimFormat.of(properties.claims());
+		this.validator = new ClaimValidator(properties.limits(), this.format);
 		this.topic = properties.topics().claims();
 		this.sendTimeout = properties.publisher().deliveryTimeout().plus(SEND_MARGIN);
 	}
@@ -84,7 +87,8 @@ public class ClaimPublisher {
 			throw new InvalidClaimException(rejection);
 		}
 		try {
-			SendResult<String, String> result = this.template.send(this.topic, key, value)
+			String record = (value != null) ? this.format.write(value) : null;
+			SendResult<String, String> result = this.template.send(this.topic, key, record)
 				.get(this.sendTimeout.toMillis(), TimeUnit.MILLISECONDS);
 			RecordMetadata metadata = result.getRecordMetadata();
 			if (this.failing.compareAndSet(true, false)) {

@@ -13,7 +13,12 @@ public enum ClaimRejection {
 
 	VALUE_TOO_LONG("the value is longer than valueguard.limits.max-value-bytes"),
 
-	VALUE_NOT_UTF8("the value is not valid UTF-8");
+	VALUE_NOT_UTF8("the value is not valid UTF-8"),
+
+	VALUE_NOT_JSON("the value is not a JSON document (valueguard.claims.format=json)"),
+
+	POINTER_NOT_SCALAR("the JSON value at valueguard.claims.value-pointer is an object or an array, not a string, "
+			+ "number or boolean");
 
 	private final String description;
 

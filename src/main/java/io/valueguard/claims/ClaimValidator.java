@@ -8,7 +8,10 @@ import java.nio.charset.StandardCharsets;
 import io.valueguard.system.ValueGuardProperties;
 import org.jspecify.annotations.Nullable;
 
-/** Decides whether raw bytes from the claims topic make a valid claim, and decodes them if they do. */
+/**
+ * Decides whether raw bytes from the claims topic make a valid claim, and decodes them if they do: the key as UTF-8,
+ * the value as the claims format says ({@code valueguard.claims.format}).
+ */
 public final class ClaimValidator {
 
 	/** A decoded claim ({@code value} null for a tombstone), or the reason the record is not one. */
@@ -24,9 +27,12 @@ public final class ClaimValidator {
 
 	private final int maxValueBytes;
 
-	public ClaimValidator(ValueGuardProperties.Limits limits) {
+	private final ClaimFormat format;
+
+	public ClaimValidator(ValueGuardProperties.Limits limits, ClaimFormat format) {
 		this.maxKeyBytes = limits.maxKeyBytes();
 		this.maxValueBytes = limits.maxValueBytes();
+		this.format = format;
 	}
 
 	public Verdict validate(byte @Nullable [] key, byte @Nullable [] value) {
@@ -36,7 +42,7 @@ public final class ClaimValidator {
 		if (key.length > this.maxKeyBytes) {
 			return reject(ClaimRejection.KEY_TOO_LONG);
 		}
-		String decodedKey = decode(key);
+		String decodedKey = ClaimFormat.decode(key);
 		if (decodedKey == null) {
 			return reject(ClaimRejection.KEY_NOT_UTF8);
 		}
@@ -46,14 +52,26 @@ public final class ClaimValidator {
 		if (value.length == 0) {
 			return reject(ClaimRejection.EMPTY_VALUE);
 		}
-		if (value.length > this.maxValueBytes) {
+		if (this.format instanceof ClaimFormat.Text && value.length > this.maxValueBytes) {
+			// too long whatever it decodes to: spare the decoding
 			return reject(ClaimRejection.VALUE_TOO_LONG);
 		}
-		String decodedValue = decode(value);
-		if (decodedValue == null) {
-			return reject(ClaimRejection.VALUE_NOT_UTF8);
+		ClaimFormat.Reading reading = this.format.read(value);
+		if (reading.rejection() != null) {
+			return reject(reading.rejection());
 		}
-		return new Verdict(decodedKey, decodedValue, null);
+		String claimed = reading.value();
+		if (claimed == null) {
+			// a JSON record without the claimed field gives up what the key holds, as a tombstone does
+			return new Verdict(decodedKey, null, null);
+		}
+		if (claimed.isEmpty()) {
+			return reject(ClaimRejection.EMPTY_VALUE);
+		}
+		if (claimed.getBytes(StandardCharsets.UTF_8).length > this.maxValueBytes) {
+			return reject(ClaimRejection.VALUE_TOO_LONG);
+		}
+		return new Verdict(decodedKey, claimed, null);
 	}
 
 	/** The same limits for text that arrives over HTTP: empty values are invalid there too. */
@@ -77,21 +95,6 @@ public final class ClaimValidator {
 
 	private static Verdict reject(ClaimRejection rejection) {
 		return new Verdict(null, null, rejection);
-	}
-
-	/** The bytes as strict UTF-8, or null when they are not valid UTF-8 (never a replacement character). */
-	public static @Nullable String decode(byte[] bytes) {
-		try {
-			// a decoder per call: decoders are stateful and this runs on several stream threads
-			return StandardCharsets.UTF_8.newDecoder()
-				.onMalformedInput(CodingErrorAction.REPORT)
-				.onUnmappableCharacter(CodingErrorAction.REPORT)
-				.decode(ByteBuffer.wrap(bytes))
-				.toString();
-		}
-		catch (CharacterCodingException ex) {
-			return null;
-		}
 	}
 
 }

@@ -32,7 +32,8 @@ public final class KeyStageTopology implements BiConsumer<KStream<byte[], byte[]
 	@Override
 	public void accept(KStream<byte[], byte[]> claims, KStream<String, Eviction> verdicts) {
 		ValueGuardProperties.Topics topics = this.properties.topics();
-		ClaimValidator validator = new ClaimValidator(this.properties.limits());
+		ClaimValidator validator = new ClaimValidator(this.properties.limits(),
+				ClaimFormat.of(this.properties.claims()));
 		KStream<String, KeyInput> accepted = claims
 			.process(() -> new ClaimIntakeProcessor(validator, this.events), Named.as("claim-intake"))
 			.split(Named.as("intake-"))

@@ -6,9 +6,9 @@ import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.enums.ParameterIn;
 import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import io.valueguard.claims.ClaimFormat;
 import io.valueguard.claims.ClaimPublisher;
 import io.valueguard.claims.ClaimRejection;
-import io.valueguard.claims.ClaimValidator;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.http.MediaType;
@@ -132,7 +132,7 @@ class BindingsController {
 		if (body == null) {
 			return "";
 		}
-		String text = ClaimValidator.decode(body);
+		String text = ClaimFormat.decode(body);
 		if (text == null) {
 			throw new ClaimPublisher.InvalidClaimException(ClaimRejection.VALUE_NOT_UTF8);
 		}

@@ -22,6 +22,7 @@ import org.springframework.validation.annotation.Validated;
  * @param limits what makes a claim valid
  * @param streams how the Kafka Streams clients behave
  * @param publisher how the REST API's producer writes claims
+ * @param claims how the claims topic's records carry the claimed value
  * @param store where both stages keep their stores
  * @param rocksdb how RocksDB stores share and bound their native memory
  * @param instanceName this instance's stable name, the static group membership ({@code group.instance.id}) of its
@@ -32,8 +33,8 @@ import org.springframework.validation.annotation.Validated;
 @Validated
 public record ValueGuardProperties(@DefaultValue("valueguard") @NotBlank String applicationId,
 		@DefaultValue @Valid Topics topics, @DefaultValue @Valid Limits limits, @DefaultValue @Valid Streams streams,
-		@DefaultValue @Valid Publisher publisher, @DefaultValue @Valid Store store, @DefaultValue @Valid RocksDb rocksdb,
-		@Nullable @Pattern(regexp = "[A-Za-z0-9._-]{1,200}",
+		@DefaultValue @Valid Publisher publisher, @DefaultValue @Valid Claims claims, @DefaultValue @Valid Store store,
+		@DefaultValue @Valid RocksDb rocksdb, @Nullable @Pattern(regexp = "[A-Za-z0-9._-]{1,200}",
 				message = "must be 1 to 200 letters, digits, '.', '_' or '-'") String instanceName) {
 
 	/** Application id of the key stage (claims partitioned by key, store {@code bindings}). */
@@ -103,6 +104,15 @@ public record ValueGuardProperties(@DefaultValue("valueguard") @NotBlank String 
 	 */
 	public record Publisher(@DefaultValue("5s") Duration metadataWait, @DefaultValue("5s") Duration requestTimeout,
 			@DefaultValue("10s") Duration deliveryTimeout) {
+
+	}
+
+	/**
+	 * @param format {@code text} (the default): the record value is the claimed value; {@code json}: the record value
+	 * is a JSON document and the claimed value is at {@code value-pointer}
+	 * @param valuePointer with {@code json}, the RFC 6901 JSON Pointer to the claimed value, such as {@code /email}
+	 */
+	public record Claims(@DefaultValue("text") ClaimsFormat format, @DefaultValue("") String valuePointer) {
 
 	}
 
