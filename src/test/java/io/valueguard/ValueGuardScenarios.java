@@ -176,6 +176,50 @@ abstract class ValueGuardScenarios {
 	}
 
 	@Test
+	void shouldAnswerSynchronousClaimsWithTheRuling() {
+		String grace = "grace-" + this.run;
+		String henry = "henry-" + this.run;
+		String seat = "seat-" + this.run;
+
+		ApiClient.Reply bound = this.api.claim(grace, seat, "10s");
+		assertThat(bound.status()).as(bound.body()).isEqualTo(200);
+		assertThat(bound.json().get("outcome").asString()).isEqualTo("BOUND");
+		assertThat(bound.json().get("key").asString()).isEqualTo(grace);
+		assertThat(bound.json().get("value").asString()).isEqualTo(seat);
+		long graceTimestamp = bound.json().get("timestamp").asLong();
+		assertThat(bound.json().get("owner").get("key").asString()).isEqualTo(grace);
+		assertThat(bound.json().get("owner").get("timestamp").asLong()).isEqualTo(graceTimestamp);
+
+		// a greater claim, stamped a minute ahead, straight onto the claims topic: henry's REST claim loses to it
+		String ivy = "ivy-" + this.run;
+		long ahead = System.currentTimeMillis() + 60_000;
+		this.kafka.send("valueguard.claims", utf8(ivy), utf8(seat), ahead);
+		await("ivy owns the seat").atMost(PATIENCE).until(() -> this.api.owner(seat).status() == 200
+				&& ivy.equals(this.api.owner(seat).json().get("key").asString()));
+		ApiClient.Reply lost = this.api.claim(henry, seat, "10s");
+		assertThat(lost.status()).as(lost.body()).isEqualTo(200);
+		assertThat(lost.json().get("outcome").asString()).isEqualTo("LOST");
+		assertThat(lost.json().get("owner").get("key").asString()).isEqualTo(ivy);
+		assertThat(lost.json().get("owner").get("timestamp").asLong()).isEqualTo(ahead);
+
+		// no ruling can come within a millisecond: the claim is accepted as without wait
+		ApiClient.Reply pending = this.api.claim("jack-" + this.run, "desk-" + this.run, "1ms");
+		assertThat(pending.status()).isEqualTo(202);
+		assertThat(pending.headers().firstValue("Location")).isPresent();
+
+		ApiClient.Reply released = this.api.release(grace, "10s");
+		assertThat(released.status()).as(released.body()).isEqualTo(200);
+		assertThat(released.json().get("outcome").asString()).isEqualTo("RELEASED");
+		ApiClient.Reply claim = this.api.get("/api/claims/" + grace);
+		assertThat(claim.status()).isEqualTo(200);
+		assertThat(claim.json().get("value").isNull()).isTrue();
+		assertThat(claim.json().get("bound").asBoolean()).isFalse();
+
+		assertThat(this.api.claim(henry, seat, "1h").status()).isEqualTo(400);
+		assertThat(this.api.claim(henry, seat, "soon").status()).isEqualTo(400);
+	}
+
+	@Test
 	void shouldKeepRestProducerSettingsOutOfTheStreamsClients() {
 		for (StreamsBuilderFactoryBean factory : this.streamsClients.all()) {
 			java.util.Properties streams = factory.getStreamsConfiguration();

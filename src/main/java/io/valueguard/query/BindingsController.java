@@ -1,9 +1,12 @@
 package io.valueguard.query;
 
+import java.time.Duration;
+
 import io.swagger.v3.oas.annotations.Hidden;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.enums.ParameterIn;
+import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.valueguard.claims.ClaimFormat;
@@ -32,6 +35,9 @@ import org.springframework.web.bind.annotation.RestController;
 @RequestMapping("/api/bindings")
 class BindingsController {
 
+	static final String WAIT = "answer once the pipeline has ruled, waiting at most this long (5s, 500ms; up to "
+			+ "valueguard.query.max-wait)";
+
 	static final String MAX_LAG = "let a standby or restoring store answer if it is at most this many records behind "
 			+ "(X-ValueGuard-Stale and X-ValueGuard-Offset-Lag then say so); without it only the active store answers";
 
@@ -43,43 +49,72 @@ class BindingsController {
 
 	private final QueryProperties properties;
 
-	BindingsController(ClaimPublisher publisher, LookupRouter router, Listings listings, QueryProperties properties) {
+	private final ClaimRulings rulings;
+
+	BindingsController(ClaimPublisher publisher, LookupRouter router, Listings listings, QueryProperties properties,
+			ClaimRulings rulings) {
+		this.rulings = rulings;
 		this.publisher = publisher;
 		this.router = router;
 		this.listings = listings;
 		this.properties = properties;
 	}
 
-	@Operation(summary = "Claim a value for a key", description = "The body, UTF-8 text, is the value. 202 means the "
-			+ "claim is on the claims topic; the binding changes once the stream has processed it.")
-	@ApiResponse(responseCode = "202", description = "On the claims topic; Location says where to look it up")
+	@Operation(summary = "Claim a value for a key", description = "The body, UTF-8 text, is the value. Without wait: "
+			+ "202 once the claim is on the claims topic; the binding changes once the stream has processed it. With "
+			+ "wait: 200 with the ruling once the value stage has ruled on this claim (BOUND, or LOST with who holds "
+			+ "the value), or 202 as without it if there was no ruling within the wait. A ruling is a fact at that "
+			+ "moment: a later, greater claim may still take the value.")
+	@ApiResponse(responseCode = "200", description = "The ruling on this claim (with wait)",
+			content = @Content(schema = @Schema(implementation = Ruling.class)))
+	@ApiResponse(responseCode = "202", description = "On the claims topic; Location says where to look it up",
+			content = @Content(schema = @Schema(implementation = ClaimPublisher.Receipt.class)))
 	@PutMapping(path = "/{key}", consumes = MediaType.TEXT_PLAIN_VALUE)
-	ResponseEntity<ClaimPublisher.Receipt> claim(@PathVariable String key,
-			@RequestBody(required = false) byte @Nullable [] value) {
-		return accepted(key, this.publisher.publish(key, text(value)));
+	ResponseEntity<?> claim(@PathVariable String key, @RequestBody(required = false) byte @Nullable [] value,
+			@Parameter(description = WAIT) @RequestParam(required = false) @Nullable String wait) {
+		Duration patience = Responses.wait(wait, this.properties);
+		ClaimPublisher.Receipt receipt = this.publisher.publish(key, text(value));
+		Ruling ruling = (patience != null) ? this.rulings.awaitClaim(receipt, patience) : null;
+		return (ruling != null) ? ResponseEntity.ok(ruling) : accepted(key, receipt);
 	}
 
 	@Operation(summary = "Claim a value for a key given as a query parameter",
-			description = "For keys a path segment cannot carry, such as keys with '/'.")
-	@ApiResponse(responseCode = "202", description = "On the claims topic; Location says where to look it up")
+			description = "For keys a path segment cannot carry, such as keys with '/'; wait as above.")
+	@ApiResponse(responseCode = "200", description = "The ruling on this claim (with wait)",
+			content = @Content(schema = @Schema(implementation = Ruling.class)))
+	@ApiResponse(responseCode = "202", description = "On the claims topic; Location says where to look it up",
+			content = @Content(schema = @Schema(implementation = ClaimPublisher.Receipt.class)))
 	@PutMapping(params = "key", consumes = MediaType.TEXT_PLAIN_VALUE)
-	ResponseEntity<ClaimPublisher.Receipt> claimByParameter(@RequestParam String key,
-			@RequestBody(required = false) byte @Nullable [] value) {
-		return claim(key, value);
+	ResponseEntity<?> claimByParameter(@RequestParam String key,
+			@RequestBody(required = false) byte @Nullable [] value,
+			@Parameter(description = WAIT) @RequestParam(required = false) @Nullable String wait) {
+		return claim(key, value, wait);
 	}
 
-	@Operation(summary = "Release: the key gives up whatever it holds (a tombstone)")
-	@ApiResponse(responseCode = "202", description = "The tombstone is on the claims topic")
+	@Operation(summary = "Release: the key gives up whatever it holds (a tombstone)", description = "With wait: 200 "
+			+ "once the release has taken effect, or 202 if it had not within the wait.")
+	@ApiResponse(responseCode = "200", description = "The release has taken effect (with wait)",
+			content = @Content(schema = @Schema(implementation = Release.class)))
+	@ApiResponse(responseCode = "202", description = "The tombstone is on the claims topic",
+			content = @Content(schema = @Schema(implementation = ClaimPublisher.Receipt.class)))
 	@DeleteMapping("/{key}")
-	ResponseEntity<ClaimPublisher.Receipt> release(@PathVariable String key) {
-		return accepted(key, this.publisher.publish(key, null));
+	ResponseEntity<?> release(@PathVariable String key,
+			@Parameter(description = WAIT) @RequestParam(required = false) @Nullable String wait) {
+		Duration patience = Responses.wait(wait, this.properties);
+		ClaimPublisher.Receipt receipt = this.publisher.publish(key, null);
+		Release release = (patience != null) ? this.rulings.awaitRelease(receipt, patience) : null;
+		return (release != null) ? ResponseEntity.ok(release) : accepted(key, receipt);
 	}
 
 	@Operation(summary = "Release a key given as a query parameter")
-	@ApiResponse(responseCode = "202", description = "The tombstone is on the claims topic")
+	@ApiResponse(responseCode = "200", description = "The release has taken effect (with wait)",
+			content = @Content(schema = @Schema(implementation = Release.class)))
+	@ApiResponse(responseCode = "202", description = "The tombstone is on the claims topic",
+			content = @Content(schema = @Schema(implementation = ClaimPublisher.Receipt.class)))
 	@DeleteMapping(params = "key")
-	ResponseEntity<ClaimPublisher.Receipt> releaseByParameter(@RequestParam String key) {
-		return release(key);
+	ResponseEntity<?> releaseByParameter(@RequestParam String key,
+			@Parameter(description = WAIT) @RequestParam(required = false) @Nullable String wait) {
+		return release(key, wait);
 	}
 
 	@Operation(summary = "The value a key holds", description = "Answered by the instance that holds the key's "

@@ -8,6 +8,7 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.valueguard.kafka.StoreLags;
 import io.valueguard.kafka.StreamsClients;
+import io.valueguard.owners.Owner;
 import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KafkaStreams;
@@ -31,6 +32,8 @@ import org.springframework.stereotype.Component;
 public class LookupRouter {
 
 	private static final Serializer<String> KEYS = new StringSerializer();
+
+	private static final StoreView<Owner, OwnerView> OWNERS_NOW = StoreView.OWNERS.uncached();
 
 	private final StreamsClients clients;
 
@@ -66,6 +69,16 @@ public class LookupRouter {
 
 	public Answer<OwnerView> owner(String value, @Nullable Long maxLag, boolean forwarded) {
 		return lookup(StoreView.OWNERS, value, maxLag, forwarded);
+	}
+
+	/** Who owns the value now, never from the cache of forwarded answers. */
+	public Answer<OwnerView> ownerNow(String value) {
+		return lookup(OWNERS_NOW, value, null, false);
+	}
+
+	/** The key's latest claim, bound or not. */
+	public Answer<ClaimView> claim(String key, @Nullable Long maxLag, boolean forwarded) {
+		return lookup(StoreView.CLAIMS, key, maxLag, forwarded);
 	}
 
 	private <V, T> Answer<T> lookup(StoreView<V, T> view, String key, @Nullable Long maxLag, boolean forwarded) {
@@ -204,10 +217,10 @@ public class LookupRouter {
 
 	@SuppressWarnings("unchecked")
 	private <T> Answer<T> remote(HostInfo host, StoreView<?, T> view, String key, @Nullable Long maxLag) {
-		if (this.remoteAnswers == null) {
+		if (this.remoteAnswers == null || !view.cacheable()) {
 			return this.remote.lookup(host, view, key, maxLag);
 		}
-		String cacheKey = view.store() + '\u0000' + maxLag + '\u0000' + key;
+		String cacheKey = view.path() + '\u0000' + maxLag + '\u0000' + key;
 		return (Answer<T>) this.remoteAnswers.get(cacheKey, (ignored) -> this.remote.lookup(host, view, key, maxLag));
 	}
 

@@ -21,12 +21,14 @@ import org.springframework.validation.annotation.Validated;
  * @param remoteCacheSize most answers the cache keeps
  * @param lagRefreshInterval how often local store lags are read from Kafka Streams
  * @param maxPageSize the largest {@code limit} a listing accepts
+ * @param maxWait the longest {@code ?wait=} a synchronous claim or release may ask for
  */
 @ConfigurationProperties("valueguard.query")
 @Validated
 public record QueryProperties(@DefaultValue("5s") Duration retryBudget, @DefaultValue("100ms") Duration retryBackoff,
 		@DefaultValue("1s") Duration connectTimeout, @DefaultValue("3s") Duration readTimeout,
 		@DefaultValue("0s") Duration remoteCacheTtl, @DefaultValue("10000") @Min(1) int remoteCacheSize,
-		@DefaultValue("1s") Duration lagRefreshInterval, @DefaultValue("1000") @Min(1) @Max(100_000) int maxPageSize) {
+		@DefaultValue("1s") Duration lagRefreshInterval, @DefaultValue("1000") @Min(1) @Max(100_000) int maxPageSize,
+		@DefaultValue("30s") Duration maxWait) {
 
 }

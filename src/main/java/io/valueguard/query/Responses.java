@@ -51,4 +51,23 @@ final class Responses {
 		return limit;
 	}
 
+	/** A {@code ?wait=} duration ({@code 5s}, {@code 500ms}, ISO-8601), at most {@code valueguard.query.max-wait}. */
+	static java.time.@Nullable Duration wait(@Nullable String wait, QueryProperties properties) {
+		if (wait == null) {
+			return null;
+		}
+		java.time.Duration duration;
+		try {
+			duration = org.springframework.boot.convert.DurationStyle.detectAndParse(wait);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidRequestException("wait must be a duration such as 5s or 500ms, not '" + wait + "'");
+		}
+		if (duration.isNegative() || duration.isZero() || duration.compareTo(properties.maxWait()) > 0) {
+			throw new InvalidRequestException(
+					"wait must be more than 0 and at most " + properties.maxWait().toMillis() + "ms, not " + wait);
+		}
+		return duration;
+	}
+
 }

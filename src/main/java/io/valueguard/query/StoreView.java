@@ -10,20 +10,32 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * How a store's entries look from outside: only a bound key is a binding and only a held top claim is an owner; the
- * stores keep more (clocks, released claims) because they decide future claims.
+ * stores keep more (clocks, released claims) because they decide future claims. {@code parameter} names the entry in
+ * the query form of the endpoints ({@code /api/bindings?key=}); {@code cacheable} lets
+ * {@code valueguard.query.remote-cache-ttl} keep forwarded answers of the view.
  */
-record StoreView<V, T>(String store, String path, String parameter, Class<T> type, BiFunction<String, V, @Nullable T> view,
-		Function<T, String> keyOf) {
+record StoreView<V, T>(String store, String path, String parameter, boolean cacheable, Class<T> type,
+		BiFunction<String, V, @Nullable T> view, Function<T, String> keyOf) {
 
-	static final StoreView<KeyClaim, BindingView> BINDINGS = new StoreView<>(StreamsClients.BINDINGS, "/api/bindings", "key",
-			BindingView.class,
+	static final StoreView<KeyClaim, BindingView> BINDINGS = new StoreView<>(StreamsClients.BINDINGS, "/api/bindings",
+			"key", true, BindingView.class,
 			(key, claim) -> (claim.boundValue() != null) ? new BindingView(key, claim.boundValue(), claim.timestamp())
 					: null,
 			BindingView::key);
 
-	static final StoreView<Owner, OwnerView> OWNERS = new StoreView<>(StreamsClients.OWNERS, "/api/owners", "value",
-			OwnerView.class,
+	/** The raw claim behind a binding, bound or not: what synchronous claims and {@code /api/claims} read. */
+	static final StoreView<KeyClaim, ClaimView> CLAIMS = new StoreView<>(StreamsClients.BINDINGS, "/api/claims",
+			"key", false, ClaimView.class, (key, claim) -> new ClaimView(key, claim.value(), claim.timestamp(), claim.bound()),
+			ClaimView::key);
+
+	static final StoreView<Owner, OwnerView> OWNERS = new StoreView<>(StreamsClients.OWNERS, "/api/owners",
+			"value", true, OwnerView.class,
 			(value, owner) -> owner.holds() ? new OwnerView(value, owner.key(), owner.timestamp()) : null,
 			OwnerView::value);
+
+	/** The same view, never answered from the cache of forwarded answers: for reads that must see the latest. */
+	StoreView<V, T> uncached() {
+		return new StoreView<>(this.store, this.path, this.parameter, false, this.type, this.view, this.keyOf);
+	}
 
 }

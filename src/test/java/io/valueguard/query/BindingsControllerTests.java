@@ -16,6 +16,7 @@ import static org.mockito.ArgumentMatchers.eq;
 import static org.mockito.ArgumentMatchers.isNull;
 import static org.mockito.ArgumentMatchers.anyString;
 import static org.mockito.BDDMockito.given;
+import static org.mockito.Mockito.verifyNoInteractions;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.put;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.content;
@@ -46,6 +47,9 @@ class BindingsControllerTests {
 
 	@MockitoBean
 	private ClaimPublisher publisher;
+
+	@MockitoBean
+	private ClaimRulings rulings;
 
 	@Test
 	void shouldAcceptClaimWithReceiptAndLocation() throws Exception {
@@ -167,6 +171,40 @@ class BindingsControllerTests {
 		this.mvc.perform(put("/api/bindings/alice").contentType(MediaType.APPLICATION_JSON).content("{}"))
 			.andExpect(status().isUnsupportedMediaType())
 			.andExpect(content().contentTypeCompatibleWith(MediaType.APPLICATION_PROBLEM_JSON));
+	}
+
+	@Test
+	void shouldAnswerTheRulingWhenAskedToWait() throws Exception {
+		ClaimPublisher.Receipt receipt = new ClaimPublisher.Receipt("bob", "phone", "valueguard.claims", 1, 7, 2000);
+		given(this.publisher.publish("bob", "phone")).willReturn(receipt);
+		given(this.rulings.awaitClaim(receipt, java.time.Duration.ofSeconds(5))).willReturn(new Ruling("bob", "phone",
+				2000, Ruling.Outcome.LOST, new Ruling.Holder("alice", 3000)));
+
+		this.mvc.perform(put("/api/bindings/bob").param("wait", "5s").contentType(MediaType.TEXT_PLAIN).content("phone"))
+			.andExpect(status().isOk())
+			.andExpect(jsonPath("$.outcome").value("LOST"))
+			.andExpect(jsonPath("$.owner.key").value("alice"))
+			.andExpect(jsonPath("$.owner.timestamp").value(3000));
+	}
+
+	@Test
+	void shouldAcceptAsWithoutWaitWhenNoRulingCame() throws Exception {
+		ClaimPublisher.Receipt receipt = new ClaimPublisher.Receipt("bob", "phone", "valueguard.claims", 1, 7, 2000);
+		given(this.publisher.publish("bob", "phone")).willReturn(receipt);
+
+		this.mvc.perform(put("/api/bindings/bob").param("wait", "200ms").contentType(MediaType.TEXT_PLAIN).content("phone"))
+			.andExpect(status().isAccepted())
+			.andExpect(header().string("Location", "/api/bindings/bob"));
+	}
+
+	@Test
+	void shouldRefuseAWaitThatIsNotADurationOrTooLong() throws Exception {
+		this.mvc.perform(put("/api/bindings/bob").param("wait", "soon").contentType(MediaType.TEXT_PLAIN).content("x"))
+			.andExpect(status().isBadRequest())
+			.andExpect(jsonPath("$.type").value("https://valueguard.io/problems/invalid-request"));
+		this.mvc.perform(put("/api/bindings/bob").param("wait", "31s").contentType(MediaType.TEXT_PLAIN).content("x"))
+			.andExpect(status().isBadRequest());
+		verifyNoInteractions(this.publisher);
 	}
 
 }

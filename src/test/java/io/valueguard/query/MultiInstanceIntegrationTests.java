@@ -167,6 +167,36 @@ class MultiInstanceIntegrationTests {
 
 	@Test
 	@Order(4)
+	void shouldRuleOnSynchronousClaimsWhereverKeyAndValueLive() {
+		// a key and a value whose partitions live on two different instances, claimed through the third
+		String key = null;
+		String value = null;
+		ApiClient asked = null;
+		for (int i = 0; key == null && i < 200; i++) {
+			String candidateKey = "sync-key-" + i;
+			String candidateValue = "sync-value-" + i;
+			String keyHost = servedBy(apis.get(0).binding(candidateKey));
+			String valueHost = servedBy(apis.get(0).owner(candidateValue));
+			if (!keyHost.equals(valueHost)) {
+				key = candidateKey;
+				value = candidateValue;
+				List<String> third = new ArrayList<>(names);
+				third.removeAll(List.of(keyHost, valueHost));
+				asked = apis.get(names.indexOf(third.get(0)));
+			}
+		}
+		assertThat(key).as("a key and a value on different instances").isNotNull();
+
+		ApiClient.Reply ruling = asked.claim(key, value, "10s");
+		assertThat(ruling.status()).as(ruling.body()).isEqualTo(200);
+		assertThat(ruling.json().get("outcome").asString()).isEqualTo("BOUND");
+		assertThat(ruling.json().get("owner").get("key").asString()).isEqualTo(key);
+		expectedBindings.put(key, value);
+		expectedOwners.put(value, key);
+	}
+
+	@Test
+	@Order(5)
 	void shouldKeepAnsweringWhenInstanceGoesAway() {
 		String leaving = names.get(2);
 		List<String> keysOnLeaving = new ArrayList<>();
@@ -234,5 +264,8 @@ class MultiInstanceIntegrationTests {
 		return keys;
 	}
 
+	private static String servedBy(ApiClient.Reply reply) {
+		return reply.headers().firstValue("X-ValueGuard-Served-By").orElseThrow();
+	}
 
 }

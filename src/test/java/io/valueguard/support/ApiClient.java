@@ -66,6 +66,18 @@ public final class ApiClient {
 			.PUT(HttpRequest.BodyPublishers.ofString(value, StandardCharsets.UTF_8)));
 	}
 
+	/** A synchronous claim: {@code ?wait=} the given duration, such as {@code 5s}. */
+	public Reply claim(String key, String value, String wait) {
+		return send(HttpRequest.newBuilder(uri("/api/bindings/" + segment(key) + "?wait=" + parameter(wait)))
+			.header("Content-Type", "text/plain")
+			.PUT(HttpRequest.BodyPublishers.ofString(value, StandardCharsets.UTF_8)));
+	}
+
+	/** A synchronous release: {@code ?wait=} the given duration. */
+	public Reply release(String key, String wait) {
+		return send(HttpRequest.newBuilder(uri("/api/bindings/" + segment(key) + "?wait=" + parameter(wait))).DELETE());
+	}
+
 	public Reply release(String key) {
 		return send(HttpRequest.newBuilder(uri("/api/bindings/" + segment(key))).DELETE());
 	}
