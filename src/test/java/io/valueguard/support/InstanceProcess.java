@@ -33,6 +33,9 @@ public final class InstanceProcess implements AutoCloseable {
 
 	private boolean paused;
 
+	/** Fault tests run several instances on two cores: small heaps, the quick compiler only. */
+	private List<String> jvmOptions = List.of("-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
+
 	/**
 	 * @param arguments Spring Boot arguments beyond the port, the broker, the instance name and the state directory
 	 */
@@ -45,6 +48,12 @@ public final class InstanceProcess implements AutoCloseable {
 				"--valueguard.instance-name=" + name, "--valueguard.state-dir=" + this.stateDir));
 		this.arguments.addAll(arguments);
 		this.api = new ApiClient(this.port);
+	}
+
+	/** JVM options instead of the fault tests' small ones, as for a benchmark. */
+	public InstanceProcess jvmOptions(String... options) {
+		this.jvmOptions = List.of(options);
+		return this;
 	}
 
 	public String name() {
@@ -67,8 +76,9 @@ public final class InstanceProcess implements AutoCloseable {
 		try {
 			Files.writeString(this.logFile, "--- start " + (++this.starts) + "\n", java.nio.file.StandardOpenOption.CREATE,
 					java.nio.file.StandardOpenOption.APPEND);
-			List<String> command = new ArrayList<>(List.of(ChildJvm.java(), "-Xmx384m", "-XX:+UseSerialGC",
-					"-XX:TieredStopAtLevel=1", "-jar", ChildJvm.applicationJar().getPath()));
+			List<String> command = new ArrayList<>(List.of(ChildJvm.java()));
+			command.addAll(this.jvmOptions);
+			command.addAll(List.of("-jar", ChildJvm.applicationJar().getPath()));
 			command.addAll(this.arguments);
 			this.process = new ProcessBuilder(command).redirectErrorStream(true)
 				.redirectOutput(ProcessBuilder.Redirect.appendTo(this.logFile.toFile()))

@@ -1,0 +1,248 @@
+package io.valueguard.benchmark;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.UUID;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import io.valueguard.support.BrokerProcess;
+import io.valueguard.support.ChildJvm;
+import io.valueguard.support.InstanceProcess;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ListOffsetsResult;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.streams.StreamsConfig;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+/**
+ * ValueGuard's throughput against the application a user would write without it: Kafka Streams reading the claims
+ * topic into {@code toTable(Materialized.as(...))} (RocksDB, changelog) and writing it to an output topic, with the
+ * same guarantee ({@link BaselineMain}). A broker runs in a JVM of its own; the claims topic is preloaded once; then,
+ * for each setting, the baseline and ValueGuard (the packaged service) run one after the other over the whole topic,
+ * each in a fresh JVM with the same heap. Time runs from the moment the application (for ValueGuard its key stage) is
+ * RUNNING to the moment every consumer group of the application has caught up: committed offsets at the last stable
+ * offsets, held for half a second so that no transaction is still open.
+ * <p>
+ * Not part of {@code ./mvnw verify}: run {@code scripts/benchmark.sh} (parameters there).
+ */
+class ThroughputBenchmark {
+
+	private static final int CLAIMS = Integer.getInteger("valueguard.bench.claims", 300_000);
+
+	private static final int KEYS = Integer.getInteger("valueguard.bench.keys", 100_000);
+
+	private static final int VALUES = Integer.getInteger("valueguard.bench.values", 50_000);
+
+	private static final int PARTITIONS = Integer.getInteger("valueguard.bench.partitions", 6);
+
+	private static final String GUARANTEE = System.getProperty("valueguard.bench.guarantee", "exactly_once_v2");
+
+	private static final String TOPIC = "bench.claims";
+
+	private static final String BINDER = "--spring.cloud.stream.kafka.streams.binder.configuration.";
+
+	/** A setting: the Kafka Streams configuration both applications run with, on top of their own defaults. */
+	private record Setting(String name, Map<String, String> baseline, Map<String, String> valueGuard) {
+
+	}
+
+	@Test
+	void compareWithPlainTable() throws Exception {
+		((Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME)).setLevel(Level.WARN);
+		Path work = Path.of("target", "benchmark",
+				LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+		Files.createDirectories(work);
+		try (BrokerProcess broker = new BrokerProcess(work).start();
+				Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
+			admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1))).all().get();
+			long preload = preload(broker.bootstrapServers());
+			System.out.printf(Locale.ROOT, "Preloaded %,d claims (%,d keys, %,d values, %d partitions) in %.1f s%n",
+					CLAIMS, KEYS, VALUES, PARTITIONS, preload / 1000.0);
+			// ValueGuard ships with DEBUG recording (RocksDB statistics); Kafka Streams' default is INFO
+			List<Setting> settings = List.of(
+					new Setting("defaults", Map.of(), Map.of(StreamsConfig.METRICS_RECORDING_LEVEL_CONFIG, "DEBUG")),
+					new Setting("metrics.recording.level=INFO", Map.of(),
+							Map.of(StreamsConfig.METRICS_RECORDING_LEVEL_CONFIG, "INFO")),
+					new Setting("INFO and commit.interval.ms=1000", Map.of(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, "1000"),
+							Map.of(StreamsConfig.METRICS_RECORDING_LEVEL_CONFIG, "INFO",
+									StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, "1000")));
+			StringBuilder report = new StringBuilder();
+			report.append(String.format(Locale.ROOT,
+					"%,d claims, %,d keys, %,d values, %d partitions, %s, one stream thread per application%n%n", CLAIMS,
+					KEYS, VALUES, PARTITIONS, GUARANTEE));
+			report.append("| setting | baseline | ValueGuard | ratio |\n| --- | --- | --- | --- |\n");
+			for (Setting setting : settings) {
+				double baseline = CLAIMS / (runBaseline(broker.bootstrapServers(), admin, work, setting) / 1000.0);
+				double valueGuard = CLAIMS / (runValueGuard(broker.bootstrapServers(), admin, work, setting) / 1000.0);
+				report.append(String.format(Locale.ROOT, "| %s | %,.0f claims/s | %,.0f claims/s | %.2f |%n",
+						setting.name(), baseline, valueGuard, valueGuard / baseline));
+				System.out.println(report);
+			}
+			Files.writeString(work.resolve("report.md"), report);
+		}
+	}
+
+	private static long preload(String bootstrapServers) {
+		Random random = new Random(42);
+		long start = System.nanoTime();
+		long base = System.currentTimeMillis();
+		try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of(
+				ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers, ProducerConfig.ACKS_CONFIG, "all",
+				ProducerConfig.LINGER_MS_CONFIG, 20, ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024),
+				new ByteArraySerializer(), new ByteArraySerializer())) {
+			for (int i = 0; i < CLAIMS; i++) {
+				byte[] key = ("user-" + random.nextInt(KEYS)).getBytes(StandardCharsets.UTF_8);
+				// 8% tombstones; timestamps jittered by a second either way
+				byte[] value = (random.nextInt(100) < 8) ? null
+						: ("value-" + random.nextInt(VALUES)).getBytes(StandardCharsets.UTF_8);
+				long timestamp = base + i / 10 - 1_000 + random.nextInt(2_000);
+				producer.send(new ProducerRecord<>(TOPIC, null, timestamp, key, value));
+			}
+			producer.flush();
+		}
+		return (System.nanoTime() - start) / 1_000_000;
+	}
+
+	/** Milliseconds from RUNNING until the plain table, in a JVM of its own, has read every claim. */
+	private static long runBaseline(String bootstrapServers, Admin admin, Path work, Setting setting) throws Exception {
+		String applicationId = "bench-baseline-" + UUID.randomUUID().toString().substring(0, 8);
+		String output = applicationId + "-out";
+		admin.createTopics(List.of(new NewTopic(output, PARTITIONS, (short) 1))).all().get();
+		Path log = work.resolve(applicationId + ".log");
+		List<String> command = new ArrayList<>(List.of(ChildJvm.java(), "-Xmx1g", "-cp",
+				System.getProperty("java.class.path"), BaselineMain.class.getName(), bootstrapServers, applicationId,
+				TOPIC, output, work.resolve("state").toString(),
+				StreamsConfig.PROCESSING_GUARANTEE_CONFIG + "=" + GUARANTEE));
+		setting.baseline().forEach((name, value) -> command.add(name + "=" + value));
+		Process process = new ProcessBuilder(command).redirectErrorStream(true)
+			.redirectOutput(log.toFile())
+			.start();
+		try {
+			return new Run(admin, Map.of(applicationId, Set.of(TOPIC)))
+				.time(() -> Files.exists(log) && Files.readString(log).contains("RUNNING"), process);
+		}
+		finally {
+			process.destroy();
+			process.waitFor();
+		}
+	}
+
+	/** Milliseconds from RUNNING until both stages, the packaged service, have read every claim, command and verdict. */
+	private static long runValueGuard(String bootstrapServers, Admin admin, Path work, Setting setting) throws Exception {
+		String prefix = "bench-vg-" + UUID.randomUUID().toString().substring(0, 8);
+		List<String> arguments = new ArrayList<>(List.of("--valueguard.application-id=" + prefix,
+				"--valueguard.topics.claims=" + TOPIC, "--valueguard.topics.bindings=" + prefix + ".bindings",
+				"--valueguard.topics.evictions=" + prefix + ".evictions", "--valueguard.topics.dlq=" + prefix + ".dlq",
+				"--valueguard.topics.partitions=" + PARTITIONS, BINDER + StreamsConfig.PROCESSING_GUARANTEE_CONFIG + "="
+						+ GUARANTEE, "--logging.level.org.apache.kafka.streams.KafkaStreams=INFO"));
+		setting.valueGuard().forEach((name, value) -> arguments.add(BINDER + name + "=" + value));
+		try (InstanceProcess instance = new InstanceProcess(prefix, work, bootstrapServers, arguments)
+			.jvmOptions("-Xmx1g")) {
+			instance.start();
+			Map<String, Set<String>> inputs = new LinkedHashMap<>();
+			inputs.put(prefix + "-keys", Set.of(TOPIC, prefix + "-eviction-feedback"));
+			inputs.put(prefix + "-values", Set.of(prefix + "-owner-commands"));
+			// processing starts when the key stage's client is RUNNING
+			return new Run(admin, inputs).time(() -> instance.log()
+				.lines()
+				.anyMatch((line) -> line.contains("[" + prefix + "-keys-") && line.contains("to RUNNING")),
+					null);
+		}
+	}
+
+	/** Applications started together and timed until every group has caught up with its inputs. */
+	private static final class Run {
+
+		private final Admin admin;
+
+		private final Map<String, Set<String>> inputs;
+
+		Run(Admin admin, Map<String, Set<String>> inputs) {
+			this.admin = admin;
+			this.inputs = inputs;
+		}
+
+		/** From when {@code running} first holds until every group has caught up. */
+		long time(java.util.concurrent.Callable<Boolean> running, Process process) throws Exception {
+			long deadline = System.nanoTime() + Duration.ofMinutes(20).toNanos();
+			while (!running.call()) {
+				if (System.nanoTime() > deadline || (process != null && !process.isAlive())) {
+					throw new IllegalStateException("the application did not start");
+				}
+				Thread.sleep(20);
+			}
+			long started = System.nanoTime();
+			long caughtUpAt = 0;
+			while (System.nanoTime() < deadline) {
+				Thread.sleep(100);
+				if (caughtUp()) {
+					if (caughtUpAt == 0) {
+						caughtUpAt = System.nanoTime();
+					}
+					else if (System.nanoTime() - caughtUpAt > 500_000_000L) {
+						return (caughtUpAt - started) / 1_000_000;
+					}
+				}
+				else {
+					caughtUpAt = 0;
+				}
+			}
+			throw new IllegalStateException("did not catch up within 20 minutes");
+		}
+
+		/** Every group's committed offsets at its inputs' last stable offsets (at most a commit marker short). */
+		private boolean caughtUp() throws Exception {
+			for (Map.Entry<String, Set<String>> group : this.inputs.entrySet()) {
+				Map<TopicPartition, OffsetAndMetadata> committed = this.admin
+					.listConsumerGroupOffsets(group.getKey())
+					.partitionsToOffsetAndMetadata()
+					.get();
+				Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+				for (String topic : group.getValue()) {
+					for (int partition = 0; partition < PARTITIONS; partition++) {
+						latest.put(new TopicPartition(topic, partition), OffsetSpec.latest());
+					}
+				}
+				Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends = this.admin
+					.listOffsets(latest, new org.apache.kafka.clients.admin.ListOffsetsOptions(IsolationLevel.READ_COMMITTED))
+					.all()
+					.get();
+				for (Map.Entry<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> end : ends.entrySet()) {
+					OffsetAndMetadata offset = committed.get(end.getKey());
+					long position = (offset != null) ? offset.offset() : 0;
+					// a transactional topic ends with a commit marker that no consumer position passes
+					long slack = end.getKey().topic().equals(TOPIC) ? 0 : 1;
+					if (end.getValue().offset() - position > slack) {
+						return false;
+					}
+				}
+			}
+			return true;
+		}
+
+	}
+
+}
