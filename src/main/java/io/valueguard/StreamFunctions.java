@@ -1,39 +1,47 @@
 package io.valueguard;
 
-import java.util.function.BiConsumer;
-import java.util.function.Consumer;
+import java.util.function.Function;
 
-import io.valueguard.messages.Eviction;
 import io.valueguard.claims.KeyStageTopology;
-import io.valueguard.metrics.PipelineMetrics;
 import io.valueguard.kafka.TopicProvisioner;
+import io.valueguard.messages.Eviction;
 import io.valueguard.messages.OwnerCommand;
+import io.valueguard.metrics.PipelineMetrics;
 import io.valueguard.owners.ValueStageTopology;
 import io.valueguard.system.ValueGuardProperties;
 import org.apache.kafka.streams.kstream.KStream;
+import org.apache.kafka.streams.processor.StreamPartitioner;
 
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * The two stages as Spring Cloud Stream functions. Each becomes its own Kafka Streams application: {@code keyStage}
- * (inputs {@code keyStage-in-0}: claims, {@code keyStage-in-1}: eviction feedback) and {@code valueStage} (input
- * {@code valueStage-in-0}: owner commands). Both write their outputs themselves, with explicit serdes.
+ * The two stages as Spring Cloud Stream functions; each becomes its own Kafka Streams application. {@code keyStage}
+ * takes the claims ({@code keyStage-in-0}) and the verdicts ({@code keyStage-in-1}) and returns bindings, eviction
+ * events, owner commands and dead letters ({@code keyStage-out-0} to {@code -out-3}); {@code valueStage} takes owner
+ * commands ({@code valueStage-in-0}) and returns verdicts ({@code valueStage-out-0}). Destinations and serdes are
+ * binding settings, derived in {@code application.yml} from {@code valueguard.topics.*}.
  */
 @Configuration(proxyBeanMethods = false)
 class StreamFunctions {
 
 	// The provisioner parameter makes sure every topic exists, with co-partitioning checked, before any binding.
 	@Bean
-	BiConsumer<KStream<byte[], byte[]>, KStream<String, Eviction>> keyStage(ValueGuardProperties properties,
-			PipelineMetrics events, TopicProvisioner provisioner) {
+	Function<KStream<byte[], byte[]>, Function<KStream<String, Eviction>, KStream<?, ?>[]>> keyStage(
+			ValueGuardProperties properties, PipelineMetrics events, TopicProvisioner provisioner) {
 		return new KeyStageTopology(properties, events);
 	}
 
 	@Bean
-	Consumer<KStream<String, OwnerCommand>> valueStage(ValueGuardProperties properties, PipelineMetrics events,
-			TopicProvisioner provisioner) {
+	Function<KStream<String, OwnerCommand>, KStream<String, Eviction>> valueStage(ValueGuardProperties properties,
+			PipelineMetrics events, TopicProvisioner provisioner) {
 		return new ValueStageTopology(properties, events);
+	}
+
+	/** The {@code valueStage-out-0} binding's partitioner: each verdict to its key's claims partition. */
+	@Bean
+	StreamPartitioner<String, Eviction> verdictPartitioner() {
+		return ValueStageTopology.VERDICT_PARTITIONER;
 	}
 
 }

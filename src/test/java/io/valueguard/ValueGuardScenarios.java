@@ -176,6 +176,27 @@ abstract class ValueGuardScenarios {
 	}
 
 	@Test
+	void shouldEvictKeysThatAProducerPutOnAnotherPartition() {
+		String kim = "kim-" + this.run;
+		String leo = "leo-" + this.run;
+		String badge = "badge-" + this.run;
+		// kim's claim on a partition Kafka's default partitioner would not choose: the verdict must still reach it
+		int partition = (org.apache.kafka.common.utils.Utils.toPositive(
+				org.apache.kafka.common.utils.Utils.murmur2(utf8(kim))) % 4 + 1) % 4;
+		this.kafka.send("valueguard.claims", partition, utf8(kim), utf8(badge), System.currentTimeMillis());
+		await("kim owns the badge").atMost(PATIENCE).until(() -> this.api.owner(badge).status() == 200
+				&& kim.equals(this.api.owner(badge).json().get("key").asString()));
+		assertThat(this.api.claim(leo, badge).status()).isEqualTo(202);
+
+		await("kim's tombstone on the bindings topic").atMost(PATIENCE)
+			.untilAsserted(() -> assertThat(this.kafka.readAll("valueguard.bindings")
+				.stream()
+				.filter((record) -> kim.equals(text(record.key())))
+				.map((record) -> text(record.value()))
+				.toList()).containsExactly(badge, null));
+	}
+
+	@Test
 	void shouldAnswerSynchronousClaimsWithTheRuling() {
 		String grace = "grace-" + this.run;
 		String henry = "henry-" + this.run;

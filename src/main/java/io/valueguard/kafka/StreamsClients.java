@@ -9,6 +9,7 @@ import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.state.HostInfo;
 
+import org.springframework.cloud.stream.binder.kafka.streams.InteractiveQueryService;
 import org.springframework.cloud.stream.binder.kafka.streams.KafkaStreamsRegistry;
 import org.springframework.core.env.Environment;
 import org.springframework.kafka.config.StreamsBuilderFactoryBean;
@@ -16,7 +17,10 @@ import org.springframework.stereotype.Component;
 
 /**
  * Finds the Kafka Streams client behind each store: {@code bindings} lives in the key stage, {@code owners} in the
- * value stage. Also knows this instance's advertised address, the {@code application.server} other instances use.
+ * value stage. This instance's address comes from the binder's {@link InteractiveQueryService}; key metadata and
+ * store reads go to the store's own client, because the service asks every client of the process in turn (one
+ * client that is not running would fail lookups of the other's store) and cannot read one exact partition or a
+ * standby with its lag (docs/design.md, "Answering lookups on any instance").
  */
 @Component
 public class StreamsClients {
@@ -36,10 +40,11 @@ public class StreamsClients {
 
 	private final HostInfo self;
 
-	public StreamsClients(KafkaStreamsRegistry registry, ValueGuardProperties properties, Environment environment) {
+	public StreamsClients(KafkaStreamsRegistry registry, InteractiveQueryService queries,
+			ValueGuardProperties properties) {
 		this.registry = registry;
 		this.properties = properties;
-		this.self = advertised(environment);
+		this.self = queries.getCurrentHostInfo();
 	}
 
 	/** The {@code application.server} this instance advertises, as the binder configuration sets it. */

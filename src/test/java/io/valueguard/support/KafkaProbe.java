@@ -36,8 +36,13 @@ public final class KafkaProbe implements AutoCloseable {
 	}
 
 	public void send(String topic, byte[] key, byte[] value, long timestamp) {
+		send(topic, null, key, value, timestamp);
+	}
+
+	/** A record to the given partition, or the default partitioner's when it is null. */
+	public void send(String topic, Integer partition, byte[] key, byte[] value, long timestamp) {
 		try {
-			this.producer.send(new ProducerRecord<>(topic, null, timestamp, key, value)).get(30, TimeUnit.SECONDS);
+			this.producer.send(new ProducerRecord<>(topic, partition, timestamp, key, value)).get(30, TimeUnit.SECONDS);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();

@@ -7,14 +7,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 
-import io.valueguard.messages.Eviction;
 import io.valueguard.claims.EvictionEvent;
 import io.valueguard.claims.EvictionEventSerde;
 import io.valueguard.claims.KeyClaim;
-import io.valueguard.claims.KeyStageTopology;
 import io.valueguard.claims.KeyStageEvents;
-import io.valueguard.owners.Owner;
+import io.valueguard.claims.KeyStageTopology;
+import io.valueguard.messages.Eviction;
 import io.valueguard.messages.OwnerCommand;
+import io.valueguard.owners.Owner;
 import io.valueguard.owners.ValueStageTopology;
 import io.valueguard.system.ValueGuardProperties;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -29,6 +29,8 @@ import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.TopologyTestDriver;
 import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.kstream.KStream;
+import org.apache.kafka.streams.kstream.Produced;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.test.TestRecord;
 
@@ -59,14 +61,26 @@ public final class TopologyHarness implements AutoCloseable {
 		this(TestProperties.defaults(), KeyStageEvents.NONE);
 	}
 
+	@SuppressWarnings("unchecked")
 	public TopologyHarness(ValueGuardProperties properties, KeyStageEvents events) {
 		this.properties = properties;
 		StreamsBuilder builder = new StreamsBuilder();
-		new KeyStageTopology(properties, events).accept(
-				builder.stream(properties.topics().claims(), Consumed.with(Serdes.ByteArray(), Serdes.ByteArray())),
-				builder.stream(properties.evictionFeedbackTopic(), Consumed.with(Serdes.String(), new Eviction.Serde())));
-		new ValueStageTopology(properties, io.valueguard.owners.ValueStageEvents.NONE).accept(builder.stream(properties.ownerCommandsTopic(),
-				Consumed.with(Serdes.String(), new OwnerCommand.Serde())));
+		// the function beans themselves, with their outputs written where the binding configuration sends them
+		KStream<?, ?>[] keyOutputs = new KeyStageTopology(properties, events)
+			.apply(builder.stream(properties.topics().claims(), Consumed.with(Serdes.ByteArray(), Serdes.ByteArray())))
+			.apply(builder.stream(properties.evictionFeedbackTopic(), Consumed.with(Serdes.String(), new Eviction.Serde())));
+		((KStream<String, String>) keyOutputs[KeyStageTopology.BINDINGS]).to(properties.topics().bindings(),
+				Produced.with(Serdes.String(), Serdes.String()));
+		((KStream<String, EvictionEvent>) keyOutputs[KeyStageTopology.EVICTIONS]).to(properties.topics().evictions(),
+				Produced.with(Serdes.String(), new EvictionEventSerde()));
+		((KStream<String, OwnerCommand>) keyOutputs[KeyStageTopology.OWNER_COMMANDS]).to(
+				properties.ownerCommandsTopic(), Produced.with(Serdes.String(), new OwnerCommand.Serde()));
+		((KStream<byte[], byte[]>) keyOutputs[KeyStageTopology.DLQ]).to(properties.topics().dlq(),
+				Produced.with(Serdes.ByteArray(), Serdes.ByteArray()));
+		new ValueStageTopology(properties, io.valueguard.owners.ValueStageEvents.NONE)
+			.apply(builder.stream(properties.ownerCommandsTopic(), Consumed.with(Serdes.String(), new OwnerCommand.Serde())))
+			.to(properties.evictionFeedbackTopic(), Produced.with(Serdes.String(), new Eviction.Serde())
+				.withStreamPartitioner(ValueStageTopology.VERDICT_PARTITIONER));
 		this.topology = builder.build();
 		Properties config = new Properties();
 		config.put(StreamsConfig.APPLICATION_ID_CONFIG, "valueguard-test");
