@@ -1,15 +1,24 @@
 #!/usr/bin/env bash
-# Throughput of ValueGuard against the plain table a user would write without it, side by side in one run: starts a
-# broker in a JVM of its own, preloads the claims topic, then runs the baseline and ValueGuard one after the other for
-# each setting (defaults; metrics.recording.level=INFO; INFO and commit.interval.ms=1000) and prints claims/s and the
-# ratio. The table is also written to target/benchmark/<time>/report.md.
+# Benchmarks against the packaged service, each part in JVMs of its own next to a broker in its own JVM; results in
+# docs/benchmarks.md, and each run's table in target/benchmark/<time>/report.md.
 #
 #   scripts/benchmark.sh [claims] [keys] [values] [partitions] [guarantee]
-#   (defaults: 300000 100000 50000 6 exactly_once_v2)
+#       Throughput against the plain table a user would write without ValueGuard, side by side for each setting
+#       (defaults; metrics.recording.level=INFO; INFO and commit.interval.ms=1000): claims/s of each and the ratio.
+#       Defaults: 300000 100000 50000 6 exactly_once_v2.
+#   scripts/benchmark.sh memory [keys] [heap MiB] [block cache MiB]
+#       Resident memory of one instance holding [keys] keys and half as many values, against heap + RocksDB budget
+#       + 200 MiB. Defaults: 1000000 1024 256.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # the packaged jar is what runs, as users run it
 ./mvnw -B -ntp -q package -DskipTests
+if [ "${1:-}" = "memory" ]; then
+  ./mvnw -B -ntp test -Dtest=MemoryBenchmark -Dsurefire.failIfNoSpecifiedTests=false \
+    -Dvalueguard.bench.keys="${2:-1000000}" -Dvalueguard.bench.heap-mib="${3:-1024}" \
+    -Dvalueguard.bench.block-cache-mib="${4:-256}" | grep -E 'keys,|Tests run|FAIL|ERROR'
+  exit 0
+fi
 ./mvnw -B -ntp test -Dtest=ThroughputBenchmark -Dsurefire.failIfNoSpecifiedTests=false \
   -Dvalueguard.bench.claims="${1:-300000}" -Dvalueguard.bench.keys="${2:-100000}" \
   -Dvalueguard.bench.values="${3:-50000}" -Dvalueguard.bench.partitions="${4:-6}" \

@@ -1,6 +1,8 @@
 package io.valueguard.query;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 
 import io.swagger.v3.oas.annotations.Hidden;
 import io.swagger.v3.oas.annotations.Operation;
@@ -19,6 +21,7 @@ import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.PutMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestHeader;
@@ -136,6 +139,18 @@ class BindingsController {
 			@Parameter(hidden = true) @RequestHeader(name = ForwardingHeaders.FORWARDED,
 					required = false) @Nullable String forwardedBy) {
 		return binding(key, maxLag, forwardedBy);
+	}
+
+	@Operation(summary = "Look up many keys at once: a JSON array of up to valueguard.query.max-batch-size keys",
+			description = "Answers a JSON object of each key to what it holds, null when nothing. The keys are grouped "
+					+ "by the instance that holds them, with one request per instance, in parallel.")
+	@PostMapping(path = "/lookup", consumes = MediaType.APPLICATION_JSON_VALUE)
+	ResponseEntity<Map<String, @Nullable BindingView>> lookup(@RequestBody @Nullable List<String> keys,
+			@Parameter(description = BindingsController.MAX_LAG) @RequestParam(required = false) @Nullable Long maxLag,
+			@Parameter(hidden = true) @RequestHeader(name = ForwardingHeaders.FORWARDED,
+					required = false) @Nullable String forwardedBy) {
+		return ResponseEntity.ok(this.router.batch(StoreView.BINDINGS, Responses.batch(keys, this.properties),
+				Responses.maxLag(maxLag), forwardedBy != null));
 	}
 
 	@Operation(operationId = "listBindings",

@@ -1,6 +1,9 @@
 package io.valueguard.query;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.List;
 import java.util.OptionalLong;
 
@@ -79,6 +82,83 @@ public class LookupRouter {
 	/** The key's latest claim, bound or not. */
 	public Answer<ClaimView> claim(String key, @Nullable Long maxLag, boolean forwarded) {
 		return lookup(StoreView.CLAIMS, key, maxLag, forwarded);
+	}
+
+	/**
+	 * Looks up many keys at once: grouped by the instance that holds each key's partition, one request per other
+	 * instance, all in parallel. What a forwarded batch answers holds only the keys this instance is active for (the
+	 * asking instance looks the others up one by one); otherwise every key is in the answer, null when absent.
+	 */
+	public <T> Map<String, @Nullable T> batch(StoreView<?, T> view, List<String> keys, @Nullable Long maxLag,
+			boolean forwarded) {
+		Map<String, @Nullable T> answers = new LinkedHashMap<>();
+		Map<HostInfo, List<String>> byHost = new LinkedHashMap<>();
+		List<String> unrouted = new ArrayList<>();
+		KafkaStreams streams = null;
+		try {
+			streams = this.clients.queryable(view.store());
+		}
+		catch (InvalidStateStoreException ex) {
+			// not running: nothing to group by; each key goes its own way below
+		}
+		for (String key : new java.util.LinkedHashSet<>(keys)) {
+			KeyQueryMetadata metadata = null;
+			try {
+				metadata = (streams != null) ? streams.queryMetadataForKey(view.store(), key, KEYS) : null;
+			}
+			catch (IllegalStateException ex) {
+				streams = null;
+			}
+			if (metadata == null || metadata.equals(KeyQueryMetadata.NOT_AVAILABLE)) {
+				unrouted.add(key);
+			}
+			else {
+				byHost.computeIfAbsent(metadata.activeHost(), (host) -> new ArrayList<>()).add(key);
+			}
+		}
+		List<String> local = byHost.getOrDefault(this.clients.self(), List.of());
+		Map<HostInfo, CompletableFuture<Map<String, @Nullable T>>> remote = new LinkedHashMap<>();
+		if (!forwarded) {
+			byHost.forEach((host, hostKeys) -> {
+				if (!host.equals(this.clients.self())) {
+					remote.put(host, CompletableFuture.supplyAsync(
+							() -> this.remote.batch(host, view, hostKeys, maxLag), this.remote.fanOut()));
+				}
+			});
+		}
+		for (String key : local) {
+			try {
+				answers.put(key, lookup(view, key, maxLag, true).entry());
+			}
+			catch (StoreUnavailableException ex) {
+				unrouted.add(key);
+			}
+		}
+		if (forwarded) {
+			return answers;
+		}
+		remote.forEach((host, future) -> {
+			Map<String, @Nullable T> answered;
+			try {
+				answered = future.join();
+			}
+			catch (java.util.concurrent.CompletionException ex) {
+				answered = Map.of();
+			}
+			for (String key : byHost.get(host)) {
+				if (answered.containsKey(key)) {
+					answers.put(key, answered.get(key));
+				}
+				else {
+					unrouted.add(key);
+				}
+			}
+		});
+		// keys whose partition moved meanwhile, or that no instance could answer in one go: one by one, with retries
+		for (String key : unrouted) {
+			answers.put(key, lookup(view, key, maxLag, false).entry());
+		}
+		return answers;
 	}
 
 	private <V, T> Answer<T> lookup(StoreView<V, T> view, String key, @Nullable Long maxLag, boolean forwarded) {

@@ -1,5 +1,8 @@
 package io.valueguard.query;
 
+import java.util.List;
+import java.util.Map;
+
 import io.swagger.v3.oas.annotations.Hidden;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
@@ -7,9 +10,12 @@ import io.swagger.v3.oas.annotations.enums.ParameterIn;
 import io.swagger.v3.oas.annotations.media.Schema;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
@@ -53,6 +59,18 @@ class OwnersController {
 			@Parameter(hidden = true) @RequestHeader(name = ForwardingHeaders.FORWARDED,
 					required = false) @Nullable String forwardedBy) {
 		return owner(value, maxLag, forwardedBy);
+	}
+
+	@Operation(summary = "Look up many values at once: a JSON array of up to valueguard.query.max-batch-size values",
+			description = "Answers a JSON object of each value to what it holds, null when nothing. The values are grouped "
+					+ "by the instance that holds them, with one request per instance, in parallel.")
+	@PostMapping(path = "/lookup", consumes = MediaType.APPLICATION_JSON_VALUE)
+	ResponseEntity<Map<String, @Nullable OwnerView>> lookup(@RequestBody @Nullable List<String> values,
+			@Parameter(description = BindingsController.MAX_LAG) @RequestParam(required = false) @Nullable Long maxLag,
+			@Parameter(hidden = true) @RequestHeader(name = ForwardingHeaders.FORWARDED,
+					required = false) @Nullable String forwardedBy) {
+		return ResponseEntity.ok(this.router.batch(StoreView.OWNERS, Responses.batch(values, this.properties),
+				Responses.maxLag(maxLag), forwardedBy != null));
 	}
 
 	@Operation(operationId = "listOwners",

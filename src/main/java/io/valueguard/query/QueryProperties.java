@@ -22,6 +22,7 @@ import org.springframework.validation.annotation.Validated;
  * @param lagRefreshInterval how often local store lags are read from Kafka Streams
  * @param maxPageSize the largest {@code limit} a listing accepts
  * @param maxWait the longest {@code ?wait=} a synchronous claim or release may ask for
+ * @param maxBatchSize the most keys or values one batch lookup may ask for
  */
 @ConfigurationProperties("valueguard.query")
 @Validated
@@ -29,6 +30,6 @@ public record QueryProperties(@DefaultValue("5s") Duration retryBudget, @Default
 		@DefaultValue("1s") Duration connectTimeout, @DefaultValue("3s") Duration readTimeout,
 		@DefaultValue("0s") Duration remoteCacheTtl, @DefaultValue("10000") @Min(1) int remoteCacheSize,
 		@DefaultValue("1s") Duration lagRefreshInterval, @DefaultValue("1000") @Min(1) @Max(100_000) int maxPageSize,
-		@DefaultValue("30s") Duration maxWait) {
+		@DefaultValue("30s") Duration maxWait, @DefaultValue("1000") @Min(1) @Max(100_000) int maxBatchSize) {
 
 }

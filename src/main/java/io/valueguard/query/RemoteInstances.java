@@ -3,6 +3,8 @@ package io.valueguard.query;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -13,7 +15,9 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.core.ParameterizedTypeReference;
+import org.springframework.core.ResolvableType;
 import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
 import org.springframework.http.client.JdkClientHttpRequestFactory;
 import org.springframework.stereotype.Component;
 import org.springframework.web.client.RestClient;
@@ -74,6 +78,30 @@ class RemoteInstances implements DisposableBean {
 				}
 				if (response.getStatusCode().isSameCodeAs(HttpStatus.NOT_FOUND)) {
 					return new Answer<T>(null, servedBy, lag);
+				}
+				throw new UnavailableException(Hosts.name(host) + " answered " + response.getStatusCode(), null);
+			}));
+	}
+
+	/**
+	 * Looks many entries up on {@code host} in one request. The answer names each key the host holds the partition
+	 * of, with null when the entry is absent; keys it does not hold are left out.
+	 */
+	<T> Map<String, @Nullable T> batch(HostInfo host, StoreView<?, T> view, List<String> keys, @Nullable Long maxLag) {
+		URI uri = UriComponentsBuilder.fromUriString("http://" + Hosts.name(host) + view.path() + "/lookup")
+			.queryParamIfPresent("maxLag", Optional.ofNullable(maxLag))
+			.build()
+			.toUri();
+		ParameterizedTypeReference<Map<String, @Nullable T>> type = ParameterizedTypeReference
+			.forType(ResolvableType.forClassWithGenerics(Map.class, String.class, view.type()).getType());
+		return call(host, () -> this.client.post()
+			.uri(uri)
+			.header(ForwardingHeaders.FORWARDED, this.self)
+			.contentType(MediaType.APPLICATION_JSON)
+			.body(keys)
+			.exchange((request, response) -> {
+				if (response.getStatusCode().isSameCodeAs(HttpStatus.OK)) {
+					return response.bodyTo(type);
 				}
 				throw new UnavailableException(Hosts.name(host) + " answered " + response.getStatusCode(), null);
 			}));

@@ -70,4 +70,16 @@ final class Responses {
 		return duration;
 	}
 
+	/** The keys of a batch lookup: at least one, at most {@code valueguard.query.max-batch-size}. */
+	static java.util.List<String> batch(java.util.@Nullable List<String> keys, QueryProperties properties) {
+		if (keys == null || keys.isEmpty() || keys.size() > properties.maxBatchSize()) {
+			throw new InvalidRequestException("a batch lookup takes a JSON array of 1 to " + properties.maxBatchSize()
+					+ " strings, not " + ((keys != null) ? keys.size() : 0));
+		}
+		if (keys.stream().anyMatch(java.util.Objects::isNull)) {
+			throw new InvalidRequestException("a batch lookup takes strings, not null");
+		}
+		return keys;
+	}
+
 }

@@ -56,7 +56,7 @@ class LookupRouterTests {
 	private LookupRouter router(Duration remoteCacheTtl) {
 		QueryProperties properties = new QueryProperties(Duration.ofMillis(300), Duration.ofMillis(50),
 				Duration.ofSeconds(1), Duration.ofSeconds(1), remoteCacheTtl, 100, Duration.ofSeconds(1), 1000,
-				Duration.ofSeconds(30));
+				Duration.ofSeconds(30), 1000);
 		return new LookupRouter(this.clients, this.lags, this.remote, properties,
 				new LookupMetrics(new SimpleMeterRegistry()));
 	}
@@ -169,6 +169,25 @@ class LookupRouterTests {
 
 		assertThat(router.binding("alice", null, false)).isEqualTo(remoteAnswer);
 		verify(this.remote, times(2)).lookup(ACTIVE, StoreView.BINDINGS, "alice", null);
+	}
+
+	@Test
+	void shouldAskEachOtherInstanceOnceForABatch() {
+		given(this.streams.queryMetadataForKey(eq("bindings"), eq("bob"), any(Serializer.class)))
+			.willReturn(new KeyQueryMetadata(ACTIVE, java.util.Set.of(), 1));
+		given(this.remote.fanOut()).willReturn(java.util.concurrent.Executors.newSingleThreadExecutor());
+		java.util.Map<String, BindingView> answered = new java.util.HashMap<>();
+		answered.put("alice", new BindingView("alice", "phone", 1));
+		answered.put("bob", null);
+		given(this.remote.batch(ACTIVE, StoreView.BINDINGS, java.util.List.of("alice", "bob"), null))
+			.willReturn(answered);
+
+		assertThat(router(Duration.ZERO).batch(StoreView.BINDINGS, java.util.List.of("alice", "bob"), null, false))
+			.containsEntry("alice", new BindingView("alice", "phone", 1))
+			.containsEntry("bob", null)
+			.hasSize(2);
+		verify(this.remote, times(1)).batch(ACTIVE, StoreView.BINDINGS, java.util.List.of("alice", "bob"), null);
+		verify(this.remote, times(0)).lookup(any(), any(), any(), any());
 	}
 
 }

@@ -133,6 +133,50 @@ class MultiInstanceIntegrationTests {
 
 	@Test
 	@Order(2)
+	void shouldAnswerBatchLookupsFromEveryInstance() {
+		List<String> keys = new ArrayList<>();
+		for (int i = 0; i < 40; i++) {
+			keys.add("key-" + i);
+		}
+		keys.add("nobody");
+		String body = keys.stream()
+			.map((key) -> "\"" + key + "\"")
+			.collect(java.util.stream.Collectors.joining(",", "[", "]"));
+		String values = expectedOwners.keySet()
+			.stream()
+			.map((value) -> "\"" + value + "\"")
+			.collect(java.util.stream.Collectors.joining(",", "[", "]"));
+		for (ApiClient api : apis) {
+			ApiClient.Reply bindings = api.postJson("/api/bindings/lookup", body);
+			assertThat(bindings.status()).as(bindings.body()).isEqualTo(200);
+			Map<String, String> bound = new HashMap<>();
+			bindings.json().properties().forEach((entry) -> {
+				if (!entry.getValue().isNull()) {
+					bound.put(entry.getKey(), entry.getValue().get("value").asString());
+				}
+			});
+			assertThat(bindings.json().size()).as("every key answered").isEqualTo(keys.size());
+			Map<String, String> expected = new HashMap<>(expectedBindings);
+			expected.keySet().retainAll(keys);
+			assertThat(bound).isEqualTo(expected);
+
+			ApiClient.Reply owners = api.postJson("/api/owners/lookup", values);
+			assertThat(owners.status()).isEqualTo(200);
+			Map<String, String> owned = new HashMap<>();
+			owners.json()
+				.properties()
+				.forEach((entry) -> owned.put(entry.getKey(), entry.getValue().get("key").asString()));
+			assertThat(owned).isEqualTo(expectedOwners);
+		}
+		String tooMany = java.util.stream.IntStream.range(0, 1001)
+			.mapToObj((i) -> "\"k" + i + "\"")
+			.collect(java.util.stream.Collectors.joining(",", "[", "]"));
+		assertThat(apis.get(0).postJson("/api/bindings/lookup", tooMany).status()).isEqualTo(400);
+		assertThat(apis.get(0).postJson("/api/bindings/lookup", "{\"key\":1}").status()).isEqualTo(400);
+	}
+
+	@Test
+	@Order(3)
 	void shouldListEveryEntryExactlyOnceFromEveryInstance() {
 		assertThat(apis.get(2).get("/api/bindings?limit=1").headers().firstValue("X-ValueGuard-Served-By"))
 			.as("a listing names every instance it read")
@@ -144,7 +188,7 @@ class MultiInstanceIntegrationTests {
 	}
 
 	@Test
-	@Order(3)
+	@Order(4)
 	void shouldReportEveryInstanceWithItsPartitions() {
 		JsonNode reports = apis.get(1).get("/api/instances").json();
 		assertThat(reports.size()).isEqualTo(3);
@@ -166,7 +210,7 @@ class MultiInstanceIntegrationTests {
 	}
 
 	@Test
-	@Order(4)
+	@Order(5)
 	void shouldRuleOnSynchronousClaimsWhereverKeyAndValueLive() {
 		// a key and a value whose partitions live on two different instances, claimed through the third
 		String key = null;
@@ -196,7 +240,7 @@ class MultiInstanceIntegrationTests {
 	}
 
 	@Test
-	@Order(5)
+	@Order(6)
 	void shouldKeepAnsweringWhenInstanceGoesAway() {
 		String leaving = names.get(2);
 		List<String> keysOnLeaving = new ArrayList<>();

@@ -112,6 +112,13 @@ public final class ApiClient {
 		return answers;
 	}
 
+	/** A POST of a JSON body, as a batch lookup is asked. */
+	public Reply postJson(String path, String json) {
+		return send(HttpRequest.newBuilder(uri(path))
+			.header("Content-Type", "application/json")
+			.POST(HttpRequest.BodyPublishers.ofString(json, StandardCharsets.UTF_8)));
+	}
+
 	public Reply get(String path) {
 		return send(HttpRequest.newBuilder(uri(path)).GET());
 	}

@@ -60,6 +60,11 @@ public final class InstanceProcess implements AutoCloseable {
 		return this.name;
 	}
 
+	/** The process id of the running instance. */
+	public long pid() {
+		return this.process.pid();
+	}
+
 	public int port() {
 		return this.port;
 	}
