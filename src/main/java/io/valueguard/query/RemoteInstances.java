@@ -3,6 +3,8 @@ package io.valueguard.query;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -12,6 +14,7 @@ import java.util.concurrent.Executors;
 import io.valueguard.kafka.StreamsClients;
 import org.apache.kafka.streams.state.HostInfo;
 import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.core.ParameterizedTypeReference;
@@ -40,7 +43,13 @@ class RemoteInstances implements DisposableBean {
 
 	}
 
+	private static final JsonMapper JSON = JsonMapper.builder().build();
+
 	private final RestClient client;
+
+	private final HttpClient http;
+
+	private final java.time.Duration readTimeout;
 
 	private final String self;
 
@@ -51,8 +60,12 @@ class RemoteInstances implements DisposableBean {
 	});
 
 	RemoteInstances(QueryProperties properties, StreamsClients clients) {
-		HttpClient http = HttpClient.newBuilder().connectTimeout(properties.connectTimeout()).build();
-		JdkClientHttpRequestFactory factory = new JdkClientHttpRequestFactory(http);
+		this.http = HttpClient.newBuilder()
+			.version(HttpClient.Version.HTTP_1_1)
+			.connectTimeout(properties.connectTimeout())
+			.build();
+		this.readTimeout = properties.readTimeout();
+		JdkClientHttpRequestFactory factory = new JdkClientHttpRequestFactory(this.http);
 		factory.setReadTimeout(properties.readTimeout());
 		this.client = RestClient.builder().requestFactory(factory).build();
 		this.self = Hosts.name(clients.self());
@@ -62,25 +75,40 @@ class RemoteInstances implements DisposableBean {
 		return this.fanOut;
 	}
 
-	/** Looks one entry up on {@code host}; an empty entry means the host holds the partition and the key is absent. */
+	/**
+	 * Looks one entry up on {@code host}; an empty entry means the host holds the partition and the key is absent.
+	 * This is the hot path of forwarding, so it talks to the JDK client directly, HTTP/1.1 on kept-alive
+	 * connections, the body read as bytes and parsed once: through RestClient, a forwarded lookup cost nearly twice
+	 * as much (docs/benchmarks.md).
+	 */
 	<T> Answer<T> lookup(HostInfo host, StoreView<?, T> view, String key, @Nullable Long maxLag) {
 		// the query form: it carries every key, '/' included, which a path segment cannot
-		URI uri = uri(host, view, maxLag, key);
-		return call(host, () -> this.client.get().uri(uri).header(ForwardingHeaders.FORWARDED, this.self)
-			.exchange((request, response) -> {
-				String servedBy = Optional.ofNullable(response.getHeaders().getFirst(ForwardingHeaders.SERVED_BY))
-					.orElse(Hosts.name(host));
-				Long lag = Optional.ofNullable(response.getHeaders().getFirst(ForwardingHeaders.OFFSET_LAG))
-					.map(Long::valueOf)
-					.orElse(null);
-				if (response.getStatusCode().isSameCodeAs(HttpStatus.OK)) {
-					return new Answer<>(response.bodyTo(view.type()), servedBy, lag);
-				}
-				if (response.getStatusCode().isSameCodeAs(HttpStatus.NOT_FOUND)) {
-					return new Answer<T>(null, servedBy, lag);
-				}
-				throw new UnavailableException(Hosts.name(host) + " answered " + response.getStatusCode(), null);
-			}));
+		HttpRequest request = HttpRequest.newBuilder(uri(host, view, maxLag, key))
+			.header(ForwardingHeaders.FORWARDED, this.self)
+			.header("Accept", "application/json")
+			.timeout(this.readTimeout)
+			.GET()
+			.build();
+		HttpResponse<byte[]> response;
+		try {
+			response = this.http.send(request, HttpResponse.BodyHandlers.ofByteArray());
+		}
+		catch (IOException ex) {
+			throw new UnavailableException("Cannot reach " + Hosts.name(host) + ": " + ex.getMessage(), ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new UnavailableException("Interrupted while asking " + Hosts.name(host), ex);
+		}
+		String servedBy = response.headers().firstValue(ForwardingHeaders.SERVED_BY).orElse(Hosts.name(host));
+		Long lag = response.headers().firstValue(ForwardingHeaders.OFFSET_LAG).map(Long::valueOf).orElse(null);
+		if (response.statusCode() == HttpStatus.OK.value()) {
+			return new Answer<>(JSON.readValue(response.body(), view.type()), servedBy, lag);
+		}
+		if (response.statusCode() == HttpStatus.NOT_FOUND.value()) {
+			return new Answer<>(null, servedBy, lag);
+		}
+		throw new UnavailableException(Hosts.name(host) + " answered " + response.statusCode(), null);
 	}
 
 	/**

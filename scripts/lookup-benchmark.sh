@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Lookups answered locally against lookups forwarded to another instance, side by side in one run, with the floor of
+# Spring MVC answering /actuator/health/liveness: two instances of the packaged jar on this machine (the first starts
+# the local Kafka broker), wrk with 2 threads and 8 connections for 15 s each. Needs wrk (Debian package wrk).
+#
+#   scripts/lookup-benchmark.sh [seconds]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds="${1:-15}"
+command -v wrk >/dev/null || { echo "wrk is needed: apt-get install wrk" >&2; exit 1; }
+./mvnw -B -ntp -q package -DskipTests
+jar=$(ls target/valueguard-*.jar | head -1)
+work=$(mktemp -d)
+kafka_port=19092
+pids=()
+cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+
+java -Xmx1g -jar "$jar" --server.port=18080 --valueguard.embedded-kafka.port=$kafka_port \
+  --valueguard.embedded-kafka.log-dir="$work/kafka" --valueguard.state-dir="$work/a" > "$work/a.log" 2>&1 &
+pids+=($!)
+until curl -sf localhost:18080/actuator/health/readiness >/dev/null; do sleep 1; done
+java -Xmx1g -jar "$jar" --server.port=18081 --spring.kafka.bootstrap-servers=localhost:$kafka_port \
+  --valueguard.embedded-kafka.enabled=false --valueguard.state-dir="$work/b" > "$work/b.log" 2>&1 &
+pids+=($!)
+until curl -sf localhost:18081/actuator/health/readiness >/dev/null \
+  && curl -sf localhost:18080/actuator/health/readiness >/dev/null; do sleep 1; done
+sleep 5
+
+# claims until instance A holds one key itself and must forward another
+local_key=""; remote_key=""
+for i in $(seq 1 200); do
+  curl -s -o /dev/null -X PUT "localhost:18080/api/bindings/bench-$i?wait=5s" -H 'Content-Type: text/plain' -d "seat-$i"
+  served=$(curl -s -D - -o /dev/null "localhost:18080/api/bindings/bench-$i" | tr -d '\r' | awk -F': ' 'tolower($1)=="x-valueguard-served-by"{print $2}')
+  if [ "$served" = "localhost:18080" ] && [ -z "$local_key" ]; then local_key="bench-$i"; fi
+  if [ "$served" = "localhost:18081" ] && [ -z "$remote_key" ]; then remote_key="bench-$i"; fi
+  if [ -n "$local_key" ] && [ -n "$remote_key" ]; then break; fi
+done
+echo "local key: $local_key, forwarded key: $remote_key"
+
+run() {
+  local name="$1" url="$2"
+  wrk -t2 -c8 -d"${seconds}s" --latency "$url" > "$work/wrk.txt"
+  local rps p50 p99
+  rps=$(awk '/Requests\/sec/{print $2}' "$work/wrk.txt")
+  p50=$(awk '$1=="50%"{print $2}' "$work/wrk.txt")
+  p99=$(awk '$1=="99%"{print $2}' "$work/wrk.txt")
+  echo "| $name | $rps | $p50 | $p99 |"
+}
+echo "| lookup | requests/s | p50 | p99 |"
+echo "| --- | --- | --- | --- |"
+run "floor: /actuator/health/liveness" "http://localhost:18080/actuator/health/liveness"
+run "key held by the instance asked" "http://localhost:18080/api/bindings/$local_key"
+run "key it must forward" "http://localhost:18080/api/bindings/$remote_key"
