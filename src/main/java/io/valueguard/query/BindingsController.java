@@ -30,9 +30,10 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * Claims, releases and lookups by key. Writes are asynchronous: a 202 means the record is on the claims topic; the
- * binding changes once the stream has processed it. Reads go to whichever instance holds the key. Every endpoint
- * also takes the key as a query parameter ({@code ?key=}), for keys that a path segment cannot carry ({@code /}).
+ * Claims, releases and lookups by key. Writes are asynchronous unless they ask to wait ({@code ?wait=}): a 202 means
+ * the record is on the claims topic, and the binding changes once the stream has processed it. Reads go to whichever
+ * instance holds the key. Every endpoint also takes the key as a query parameter ({@code ?key=}), for keys that a
+ * path segment cannot carry ({@code /}).
  */
 @RestController
 @RequestMapping("/api/bindings")
