@@ -30,6 +30,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.kafka.config.StreamsBuilderFactoryBean;
 import org.springframework.kafka.core.ProducerFactory;
+import org.springframework.test.annotation.DirtiesContext;
 
 import static io.valueguard.support.TopologyHarness.utf8;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -41,6 +42,8 @@ import static org.awaitility.Awaitility.await;
  * where Docker runs.
  */
 @Tag("integration")
+// each broker and application closes when its class is done, not together at JVM exit, where their shutdowns race
+@DirtiesContext(classMode = DirtiesContext.ClassMode.AFTER_CLASS)
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
 		properties = { "valueguard.topics.partitions=4",
 				"valueguard.state-dir=${java.io.tmpdir}/valueguard-it/${random.uuid}",
