@@ -12,6 +12,7 @@ import org.apache.commons.logging.LogFactory;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.core.NestedExceptionUtils;
 import org.springframework.kafka.core.KafkaTemplate;
 import org.springframework.kafka.support.SendResult;
 import org.springframework.stereotype.Component;
@@ -123,10 +124,7 @@ public class ClaimPublisher {
 	}
 
 	private static String rootMessage(Throwable ex) {
-		Throwable root = ex;
-		while (root.getCause() != null && root.getCause() != root) {
-			root = root.getCause();
-		}
+		Throwable root = NestedExceptionUtils.getMostSpecificCause(ex);
 		return root.getClass().getSimpleName() + ": " + root.getMessage();
 	}
 

@@ -12,6 +12,7 @@ import org.apache.commons.logging.LogFactory;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.core.NestedExceptionUtils;
 import org.springframework.stereotype.Component;
 
 /**
@@ -86,10 +87,7 @@ public class StreamThreadFailures {
 
 	/** The outermost and the innermost error in one line: what Kafka Streams said, and why. */
 	static String describe(Throwable exception) {
-		Throwable root = exception;
-		while (root.getCause() != null && root.getCause() != root) {
-			root = root.getCause();
-		}
+		Throwable root = NestedExceptionUtils.getMostSpecificCause(exception);
 		String outer = exception.getClass().getSimpleName() + ": " + exception.getMessage();
 		return (root == exception) ? outer
 				: outer + " (caused by " + root.getClass().getSimpleName() + ": " + root.getMessage() + ")";

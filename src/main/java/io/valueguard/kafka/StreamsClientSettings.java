@@ -23,6 +23,10 @@ class StreamsClientSettings implements StreamsBuilderFactoryBeanConfigurer {
 
 	private static final Log logger = LogFactory.getLog(StreamsClientSettings.class);
 
+	/** The address other instances reach this one at, as the binder configuration sets it. */
+	private static final String APPLICATION_SERVER = "spring.cloud.stream.kafka.streams.binder.configuration."
+			+ StreamsConfig.APPLICATION_SERVER_CONFIG;
+
 	private final ValueGuardProperties.Streams streams;
 
 	private final ValueGuardProperties properties;
@@ -35,7 +39,7 @@ class StreamsClientSettings implements StreamsBuilderFactoryBeanConfigurer {
 		this.streams = properties.streams();
 		this.properties = properties;
 		this.instanceName = (properties.instanceName() != null) ? properties.instanceName()
-				: derivedName(StreamsClients.advertised(environment));
+				: derivedName(HostInfo.buildFromEndpoint(environment.getRequiredProperty(APPLICATION_SERVER)));
 		this.failures = failures;
 	}
 

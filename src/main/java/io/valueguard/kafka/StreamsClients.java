@@ -11,7 +11,6 @@ import org.apache.kafka.streams.state.HostInfo;
 
 import org.springframework.cloud.stream.binder.kafka.streams.InteractiveQueryService;
 import org.springframework.cloud.stream.binder.kafka.streams.KafkaStreamsRegistry;
-import org.springframework.core.env.Environment;
 import org.springframework.kafka.config.StreamsBuilderFactoryBean;
 import org.springframework.stereotype.Component;
 
@@ -31,9 +30,6 @@ public class StreamsClients {
 	/** The value stage's store: value to its top claim. */
 	public static final String OWNERS = "owners";
 
-	private static final String APPLICATION_SERVER = "spring.cloud.stream.kafka.streams.binder.configuration."
-			+ StreamsConfig.APPLICATION_SERVER_CONFIG;
-
 	private final KafkaStreamsRegistry registry;
 
 	private final ValueGuardProperties properties;
@@ -45,11 +41,6 @@ public class StreamsClients {
 		this.registry = registry;
 		this.properties = properties;
 		this.self = queries.getCurrentHostInfo();
-	}
-
-	/** The {@code application.server} this instance advertises, as the binder configuration sets it. */
-	static HostInfo advertised(Environment environment) {
-		return HostInfo.buildFromEndpoint(environment.getRequiredProperty(APPLICATION_SERVER));
 	}
 
 	/** This instance, as other instances and Kafka Streams metadata name it. */

@@ -167,9 +167,7 @@ public class StreamsSupervisor implements SmartLifecycle, ApplicationListener<Co
 		for (StreamsBuilderFactoryBean factory : this.clients.all()) {
 			if (applicationId.equals(StreamsClients.applicationIdOf(factory))) {
 				logger.warn("Restarting Kafka Streams client " + applicationId + " on request");
-				this.watches.computeIfAbsent(applicationId, (id) -> new Watch()).restarts++;
-				factory.stop();
-				factory.start();
+				replace(factory, this.watches.computeIfAbsent(applicationId, (id) -> new Watch()));
 				return;
 			}
 		}
@@ -178,7 +176,6 @@ public class StreamsSupervisor implements SmartLifecycle, ApplicationListener<Co
 
 	private void restart(StreamsBuilderFactoryBean factory, String applicationId, Watch watch) {
 		watch.failedRestarts++;
-		watch.restarts++;
 		watch.restartAtNanos = 0;
 		if (watch.failedRestarts > this.settings.maxRestarts()) {
 			logger.error("Kafka Streams client " + applicationId + " failed after " + this.settings.maxRestarts()
@@ -189,6 +186,12 @@ public class StreamsSupervisor implements SmartLifecycle, ApplicationListener<Co
 			logger.warn("Restarting Kafka Streams client " + applicationId + ", attempt " + watch.failedRestarts
 					+ " of " + this.settings.maxRestarts() + ". Cause: " + cause(applicationId));
 		}
+		replace(factory, watch);
+	}
+
+	/** Closes the client (its open transactions abort) and starts a new one on the same topology and state. */
+	private static void replace(StreamsBuilderFactoryBean factory, Watch watch) {
+		watch.restarts++;
 		factory.stop();
 		factory.start();
 		// the new client starts in CREATED: the next ERROR, if any, is a new failure with a longer backoff

@@ -1,10 +1,9 @@
 package io.valueguard.query;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Arrays;
 
 import io.valueguard.claims.ClaimPublisher;
+import io.valueguard.owners.ClaimOrder;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.stereotype.Component;
@@ -68,7 +67,8 @@ class ClaimRulings {
 			return new Ruling(claim.key(), value, claim.timestamp(), Ruling.Outcome.BOUND,
 					new Ruling.Holder(owner.key(), owner.timestamp()));
 		}
-		if (owner != null && greater(owner, claim)) {
+		if (owner != null
+				&& ClaimOrder.compare(owner.timestamp(), owner.key(), claim.timestamp(), claim.key()) > 0) {
 			return new Ruling(claim.key(), value, claim.timestamp(), Ruling.Outcome.LOST,
 					new Ruling.Holder(owner.key(), owner.timestamp()));
 		}
@@ -78,15 +78,6 @@ class ClaimRulings {
 					(owner != null) ? new Ruling.Holder(owner.key(), owner.timestamp()) : null);
 		}
 		return null;
-	}
-
-	/** Claims order by (effective timestamp, key as UTF-8 bytes), as the value stage orders them. */
-	private static boolean greater(OwnerView owner, ClaimView claim) {
-		if (owner.timestamp() != claim.timestamp()) {
-			return owner.timestamp() > claim.timestamp();
-		}
-		return Arrays.compareUnsigned(owner.key().getBytes(StandardCharsets.UTF_8),
-				claim.key().getBytes(StandardCharsets.UTF_8)) > 0;
 	}
 
 	/** A read that may not be possible right now (a rebalance, a restore): then there is no answer yet. */

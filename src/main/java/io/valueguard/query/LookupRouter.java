@@ -89,10 +89,11 @@ public class LookupRouter {
 	 * instance, all in parallel. What a forwarded batch answers holds only the keys this instance is active for (the
 	 * asking instance looks the others up one by one); otherwise every key is in the answer, null when absent.
 	 */
-	public <T> Map<String, @Nullable T> batch(StoreView<?, T> view, List<String> keys, @Nullable Long maxLag,
+	public <V, T> Map<String, @Nullable T> batch(StoreView<V, T> view, List<String> keys, @Nullable Long maxLag,
 			boolean forwarded) {
 		Map<String, @Nullable T> answers = new LinkedHashMap<>();
 		Map<HostInfo, List<String>> byHost = new LinkedHashMap<>();
+		Map<String, Integer> partitions = new java.util.HashMap<>();
 		List<String> unrouted = new ArrayList<>();
 		KafkaStreams streams = null;
 		try {
@@ -107,13 +108,14 @@ public class LookupRouter {
 				metadata = (streams != null) ? streams.queryMetadataForKey(view.store(), key, KEYS) : null;
 			}
 			catch (IllegalStateException ex) {
-				streams = null;
+				// the client stopped running meanwhile: this key, and the ones after it, go their own way below
 			}
 			if (metadata == null || metadata.equals(KeyQueryMetadata.NOT_AVAILABLE)) {
 				unrouted.add(key);
 			}
 			else {
 				byHost.computeIfAbsent(metadata.activeHost(), (host) -> new ArrayList<>()).add(key);
+				partitions.put(key, metadata.partition());
 			}
 		}
 		List<String> local = byHost.getOrDefault(this.clients.self(), List.of());
@@ -126,11 +128,12 @@ public class LookupRouter {
 				}
 			});
 		}
+		// this instance's share: the partition is known already, read it straight away
 		for (String key : local) {
 			try {
-				answers.put(key, lookup(view, key, maxLag, true).entry());
+				answers.put(key, read(streams, view, key, partitions.get(key), false));
 			}
-			catch (StoreUnavailableException ex) {
+			catch (InvalidStateStoreException ex) {
 				unrouted.add(key);
 			}
 		}
