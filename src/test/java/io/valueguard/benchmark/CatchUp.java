@@ -1,7 +1,14 @@
 package io.valueguard.benchmark;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -13,8 +20,14 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 
-/** Applications started together and timed until every group has caught up with its inputs. */
+/**
+ * Applications started together and timed until every group has caught up with its inputs; also the CPU time the
+ * watched processes spent meanwhile, read from {@code /proc}.
+ */
 final class CatchUp {
+
+	/** Clock ticks per second of {@code /proc/<pid>/stat}: 100 on every Linux this runs on. */
+	private static final double TICKS = 100.0;
 
 	private final Admin admin;
 
@@ -22,10 +35,27 @@ final class CatchUp {
 
 	private final int partitions;
 
+	private final List<Long> watched = new ArrayList<>();
+
+	private final Map<Long, Double> cpuSeconds = new LinkedHashMap<>();
+
 	CatchUp(Admin admin, int partitions, Map<String, Set<String>> inputs) {
 		this.partitions = partitions;
 		this.admin = admin;
 		this.inputs = inputs;
+	}
+
+	/** Processes whose CPU time to account from start to catch-up. */
+	CatchUp watching(long... pids) {
+		for (long pid : pids) {
+			this.watched.add(pid);
+		}
+		return this;
+	}
+
+	/** CPU seconds (user and system) the process spent while timed. */
+	double cpuSeconds(long pid) {
+		return this.cpuSeconds.getOrDefault(pid, Double.NaN);
 	}
 
 	/** From when {@code running} first holds until every group has caught up. */
@@ -38,12 +68,15 @@ final class CatchUp {
 			Thread.sleep(20);
 		}
 		long started = System.nanoTime();
+		Map<Long, Long> ticksAtStart = new HashMap<>();
+		this.watched.forEach((pid) -> ticksAtStart.put(pid, ticks(pid)));
 		long caughtUpAt = 0;
 		while (System.nanoTime() < deadline) {
 			Thread.sleep(100);
 			if (caughtUp()) {
 				if (caughtUpAt == 0) {
 					caughtUpAt = System.nanoTime();
+					this.watched.forEach((pid) -> this.cpuSeconds.put(pid, (ticks(pid) - ticksAtStart.get(pid)) / TICKS));
 				}
 				else if (System.nanoTime() - caughtUpAt > 500_000_000L) {
 					return (caughtUpAt - started) / 1_000_000;
@@ -54,6 +87,19 @@ final class CatchUp {
 			}
 		}
 		throw new IllegalStateException("did not catch up within 20 minutes");
+	}
+
+	/** utime + stime of a process, in clock ticks. */
+	private static long ticks(long pid) {
+		try {
+			String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+			// fields after the command name, which is in parentheses and may hold spaces
+			String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+			return Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
 	}
 
 	/** Every group's committed offsets at its inputs' last stable offsets (at most a commit marker short). */

@@ -60,12 +60,39 @@ class ThroughputBenchmark {
 
 	private static final String GUARANTEE = System.getProperty("valueguard.bench.guarantee", "exactly_once_v2");
 
+	/** Record JDK Flight Recorder profiles of both applications into the run's folder. */
+	private static final boolean JFR = Boolean.getBoolean("valueguard.bench.jfr");
+
+	/** Which settings to run, by their position in the table (1-based, comma-separated); all by default. */
+	private static final String ONLY = System.getProperty("valueguard.bench.settings", "");
+
 	private static final String TOPIC = "bench.claims";
+
+	private static final String PRODUCER_BATCH_SIZE = StreamsConfig.producerPrefix(ProducerConfig.BATCH_SIZE_CONFIG);
 
 	private static final String BINDER = "--spring.cloud.stream.kafka.streams.binder.configuration.";
 
 	/** A setting: the Kafka Streams configuration both applications run with, on top of their own defaults. */
 	private record Setting(String name, Map<String, String> baseline, Map<String, String> valueGuard) {
+
+	}
+
+	/** One application's run: wall time, and CPU seconds of the application's and the broker's JVM meanwhile. */
+	private record Run(long millis, double applicationCpu, double brokerCpu, long offsetsWritten) {
+
+		double claimsPerSecond() {
+			return CLAIMS / (this.millis / 1000.0);
+		}
+
+		/** CPU milliseconds per 1,000 claims, application and broker. */
+		String cpu() {
+			return String.format(Locale.ROOT, "%.1f + %.1f", this.applicationCpu * 1_000_000 / CLAIMS,
+					this.brokerCpu * 1_000_000 / CLAIMS);
+		}
+
+		String writes() {
+			return String.format(Locale.ROOT, "%.1f", (double) this.offsetsWritten / CLAIMS);
+		}
 
 	}
 
@@ -81,24 +108,37 @@ class ThroughputBenchmark {
 			long preload = preload(broker.bootstrapServers());
 			System.out.printf(Locale.ROOT, "Preloaded %,d claims (%,d keys, %,d values, %d partitions) in %.1f s%n",
 					CLAIMS, KEYS, VALUES, PARTITIONS, preload / 1000.0);
-			// ValueGuard ships with DEBUG recording (RocksDB statistics); Kafka Streams' default is INFO
-			List<Setting> settings = List.of(
-					new Setting("defaults", Map.of(), Map.of(StreamsConfig.METRICS_RECORDING_LEVEL_CONFIG, "DEBUG")),
-					new Setting("metrics.recording.level=INFO", Map.of(),
-							Map.of(StreamsConfig.METRICS_RECORDING_LEVEL_CONFIG, "INFO")),
-					new Setting("INFO and commit.interval.ms=1000", Map.of(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, "1000"),
-							Map.of(StreamsConfig.METRICS_RECORDING_LEVEL_CONFIG, "INFO",
-									StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, "1000")));
+			// each row: the baseline's settings and ValueGuard's, on top of their own defaults
+			List<Setting> settings = List.of(new Setting("defaults", Map.of(), Map.of()),
+					new Setting("ValueGuard at metrics.recording.level=DEBUG", Map.of(),
+							Map.of(StreamsConfig.METRICS_RECORDING_LEVEL_CONFIG, "DEBUG")),
+					new Setting("ValueGuard with Kafka's 16 KiB producer batches", Map.of(),
+							Map.of(PRODUCER_BATCH_SIZE, "16384")),
+					new Setting("both with 128 KiB producer batches", Map.of(PRODUCER_BATCH_SIZE, "131072"), Map.of()),
+					new Setting("both at commit.interval.ms=1000", Map.of(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, "1000"),
+							Map.of(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, "1000")));
+			// a fresh broker JVM is still compiling its hot paths: warm it up with one run of each, not reported
+			runBaseline(broker, admin, work, settings.get(0));
+			runValueGuard(broker, admin, work, settings.get(0));
 			StringBuilder report = new StringBuilder();
 			report.append(String.format(Locale.ROOT,
 					"%,d claims, %,d keys, %,d values, %d partitions, %s, one stream thread per application%n%n", CLAIMS,
 					KEYS, VALUES, PARTITIONS, GUARANTEE));
-			report.append("| setting | baseline | ValueGuard | ratio |\n| --- | --- | --- | --- |\n");
-			for (Setting setting : settings) {
-				double baseline = CLAIMS / (runBaseline(broker.bootstrapServers(), admin, work, setting) / 1000.0);
-				double valueGuard = CLAIMS / (runValueGuard(broker.bootstrapServers(), admin, work, setting) / 1000.0);
-				report.append(String.format(Locale.ROOT, "| %s | %,.0f claims/s | %,.0f claims/s | %.2f |%n",
-						setting.name(), baseline, valueGuard, valueGuard / baseline));
+			report.append("| setting | baseline | ValueGuard | ratio | CPU ms per 1,000 claims, application + broker: "
+					+ "baseline / ValueGuard | offsets written per claim: baseline / ValueGuard |\n"
+					+ "| --- | --- | --- | --- | --- | --- |\n");
+			for (int i = 0; i < settings.size(); i++) {
+				if (!ONLY.isBlank() && !List.of(ONLY.split(",")).contains(Integer.toString(i + 1))) {
+					continue;
+				}
+				Setting setting = settings.get(i);
+				Run baseline = runBaseline(broker, admin, work, setting);
+				Run valueGuard = runValueGuard(broker, admin, work, setting);
+				report.append(String.format(Locale.ROOT,
+						"| %s | %,.0f claims/s | %,.0f claims/s | %.2f | %s / %s | %s / %s |%n", setting.name(),
+						baseline.claimsPerSecond(), valueGuard.claimsPerSecond(),
+						valueGuard.claimsPerSecond() / baseline.claimsPerSecond(), baseline.cpu(), valueGuard.cpu(),
+						baseline.writes(), valueGuard.writes()));
 				System.out.println(report);
 			}
 			Files.writeString(work.resolve("report.md"), report);
@@ -126,23 +166,55 @@ class ThroughputBenchmark {
 		return (System.nanoTime() - start) / 1_000_000;
 	}
 
-	/** Milliseconds from RUNNING until the plain table, in a JVM of its own, has read every claim. */
-	private static long runBaseline(String bootstrapServers, Admin admin, Path work, Setting setting) throws Exception {
+	/**
+	 * Offsets written to the topics an application created (outputs, changelogs, its internal topics): records plus
+	 * one transaction marker per partition and transaction.
+	 */
+	private static long offsetsWritten(Admin admin, String prefix) throws Exception {
+		Map<TopicPartition, OffsetSpec> ends = new HashMap<>();
+		for (var topic : admin.describeTopics(admin.listTopics().names().get()
+			.stream()
+			.filter((name) -> name.startsWith(prefix))
+			.toList()).allTopicNames().get().values()) {
+			topic.partitions()
+				.forEach((partition) -> ends.put(new TopicPartition(topic.name(), partition.partition()),
+						OffsetSpec.latest()));
+		}
+		return admin.listOffsets(ends).all().get().values().stream().mapToLong((end) -> end.offset()).sum();
+	}
+
+	/** JVM options of an application under test: the heap, and a profile when asked for. */
+	private static List<String> jvmOptions(Path work, String name) {
+		List<String> options = new ArrayList<>(List.of("-Xmx1g"));
+		if (JFR) {
+			options.add("-XX:StartFlightRecording=settings=profile,dumponexit=true,filename="
+					+ work.resolve(name + ".jfr").toAbsolutePath());
+		}
+		return options;
+	}
+
+	/** From RUNNING until the plain table, in a JVM of its own, has read every claim. */
+	private static Run runBaseline(BrokerProcess broker, Admin admin, Path work, Setting setting) throws Exception {
+		String bootstrapServers = broker.bootstrapServers();
 		String applicationId = "bench-baseline-" + UUID.randomUUID().toString().substring(0, 8);
 		String output = applicationId + "-out";
 		admin.createTopics(List.of(new NewTopic(output, PARTITIONS, (short) 1))).all().get();
 		Path log = work.resolve(applicationId + ".log");
-		List<String> command = new ArrayList<>(List.of(ChildJvm.java(), "-Xmx1g", "-cp",
-				System.getProperty("java.class.path"), BaselineMain.class.getName(), bootstrapServers, applicationId,
-				TOPIC, output, work.resolve("state").toString(),
+		List<String> command = new ArrayList<>(List.of(ChildJvm.java()));
+		command.addAll(jvmOptions(work, applicationId));
+		command.addAll(List.of("-cp", System.getProperty("java.class.path"), BaselineMain.class.getName(),
+				bootstrapServers, applicationId, TOPIC, output, work.resolve("state").toString(),
 				StreamsConfig.PROCESSING_GUARANTEE_CONFIG + "=" + GUARANTEE));
 		setting.baseline().forEach((name, value) -> command.add(name + "=" + value));
 		Process process = new ProcessBuilder(command).redirectErrorStream(true)
 			.redirectOutput(log.toFile())
 			.start();
 		try {
-			return new CatchUp(admin, PARTITIONS, Map.of(applicationId, Set.of(TOPIC)))
-				.time(() -> Files.exists(log) && Files.readString(log).contains("RUNNING"), process);
+			CatchUp catchUp = new CatchUp(admin, PARTITIONS, Map.of(applicationId, Set.of(TOPIC)))
+				.watching(process.pid(), broker.pid());
+			long millis = catchUp.time(() -> Files.exists(log) && Files.readString(log).contains("RUNNING"), process);
+			return new Run(millis, catchUp.cpuSeconds(process.pid()), catchUp.cpuSeconds(broker.pid()),
+					offsetsWritten(admin, applicationId));
 		}
 		finally {
 			process.destroy();
@@ -150,8 +222,9 @@ class ThroughputBenchmark {
 		}
 	}
 
-	/** Milliseconds from RUNNING until both stages, the packaged service, have read every claim, command and verdict. */
-	private static long runValueGuard(String bootstrapServers, Admin admin, Path work, Setting setting) throws Exception {
+	/** From RUNNING until both stages, the packaged service, have read every claim, command and verdict. */
+	private static Run runValueGuard(BrokerProcess broker, Admin admin, Path work, Setting setting) throws Exception {
+		String bootstrapServers = broker.bootstrapServers();
 		String prefix = "bench-vg-" + UUID.randomUUID().toString().substring(0, 8);
 		List<String> arguments = new ArrayList<>(List.of("--valueguard.application-id=" + prefix,
 				"--valueguard.topics.claims=" + TOPIC, "--valueguard.topics.bindings=" + prefix + ".bindings",
@@ -160,16 +233,20 @@ class ThroughputBenchmark {
 						+ GUARANTEE, "--logging.level.org.apache.kafka.streams.KafkaStreams=INFO"));
 		setting.valueGuard().forEach((name, value) -> arguments.add(BINDER + name + "=" + value));
 		try (InstanceProcess instance = new InstanceProcess(prefix, work, bootstrapServers, arguments)
-			.jvmOptions("-Xmx1g")) {
+			.jvmOptions(jvmOptions(work, prefix).toArray(String[]::new))) {
 			instance.start();
 			Map<String, Set<String>> inputs = new LinkedHashMap<>();
 			inputs.put(prefix + "-keys", Set.of(TOPIC, prefix + "-eviction-feedback"));
 			inputs.put(prefix + "-values", Set.of(prefix + "-owner-commands"));
+			CatchUp catchUp = new CatchUp(admin, PARTITIONS, inputs).watching(instance.pid(), broker.pid());
 			// processing starts when the key stage's client is RUNNING
-			return new CatchUp(admin, PARTITIONS, inputs).time(() -> instance.log()
+			long millis = catchUp.time(() -> instance.log()
 				.lines()
-				.anyMatch((line) -> line.contains("[" + prefix + "-keys-") && line.contains("to RUNNING")),
-					null);
+				.anyMatch((line) -> line.contains("[" + prefix + "-keys-") && line.contains("to RUNNING")), null);
+			Run run = new Run(millis, catchUp.cpuSeconds(instance.pid()), catchUp.cpuSeconds(broker.pid()),
+					offsetsWritten(admin, prefix));
+			instance.stop();
+			return run;
 		}
 	}
 

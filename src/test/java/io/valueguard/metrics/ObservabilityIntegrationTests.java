@@ -123,7 +123,9 @@ class ObservabilityIntegrationTests {
 			assertThat(scrape.values("valueguard_store_offset_lag", "store=\"owners\"")).hasSize(4);
 			assertThat(scrape.values("valueguard_streams_running")).containsExactly(1.0, 1.0);
 			assertThat(scrape.values("valueguard_restore_records_remaining")).hasSize(2);
-			// RocksDB: property-based (KIP-607) and statistics-based (KIP-471, recording level DEBUG)
+			// RocksDB: property-based (KIP-607), recorded at every level
+			assertThat(scrape.values("kafka_stream_state_mem_table_flush_pending", "store=\"bindings\"")).isNotEmpty();
+			assertThat(scrape.values("kafka_stream_state_compaction_pending", "store=\"owners\"")).isNotEmpty();
 			assertThat(scrape.sum("kafka_stream_state_estimate_num_keys", "store=\"bindings\"").orElse(0))
 				.isGreaterThanOrEqualTo(10);
 			assertThat(scrape.values("kafka_stream_state_block_cache_capacity", "store=\"owners\"")).isNotEmpty()
@@ -134,7 +136,9 @@ class ObservabilityIntegrationTests {
 			assertThat(scrape.values("kafka_stream_state_total_sst_files_size")).isNotEmpty();
 			assertThat(scrape.values("kafka_stream_state_background_errors")).isNotEmpty()
 				.allSatisfy((errors) -> assertThat(errors).isZero());
-			assertThat(scrape.values("kafka_stream_state_bytes_written_rate", "store=\"bindings\"")).isNotEmpty();
+			// statistics-based (KIP-471): registered, but recorded only at DEBUG, and the default is INFO
+			assertThat(scrape.values("kafka_stream_state_bytes_written_total", "store=\"bindings\"")).isNotEmpty()
+				.allSatisfy((written) -> assertThat(written).isZero());
 			assertThat(scrape.values("kafka_stream_state_write_stall_duration_total")).isNotEmpty();
 			assertThat(scrape.values("kafka_stream_task_process_total", "application_id=\"valueguard-keys\""))
 				.isNotEmpty();

@@ -74,6 +74,11 @@ public final class BrokerProcess implements AutoCloseable {
 		return this.nodes;
 	}
 
+	/** Process id of the first node, for CPU accounting in benchmarks. */
+	public long pid() {
+		return this.nodes.get(0).process.pid();
+	}
+
 	/** Starts every node and waits until each takes connections. */
 	public BrokerProcess start() {
 		this.nodes.forEach(this::launch);

@@ -152,6 +152,14 @@ public final class InstanceProcess implements AutoCloseable {
 		}
 	}
 
+	/** SIGTERM, and waits for the graceful shutdown (which also writes a flight recording started with the JVM). */
+	public void stop() throws InterruptedException {
+		this.process.destroy();
+		if (!this.process.waitFor(2, java.util.concurrent.TimeUnit.MINUTES)) {
+			throw new IllegalStateException(this.name + " did not stop within 2 minutes, see " + this.logFile);
+		}
+	}
+
 	@Override
 	public void close() {
 		if (this.process != null) {
