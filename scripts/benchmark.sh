@@ -12,15 +12,25 @@
 #       records a JDK Flight Recorder profile of each application into target/benchmark/<time>/.
 #   scripts/benchmark.sh memory [keys] [heap MiB] [block cache MiB]
 #       Resident memory of one instance holding [keys] keys and half as many values, against heap + RocksDB budget
-#       + 200 MiB. Defaults: 1000000 1024 256.
+#       + 200 MiB; then its restore with the state directory wiped, records/s per store against a plain consumer of
+#       the same changelog. Defaults: 1000000 1024 256.
+#   scripts/benchmark.sh latency [seconds] [claims/s]
+#       Claim-to-eviction latency (p50, p90, p99) seen by a read_committed consumer of the evictions topic, at
+#       [claims/s], by default half of the maximum throughput measured first in the same run. Default: 60 s.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # the packaged jar is what runs, as users run it
 ./mvnw -B -ntp -q package -DskipTests
 if [ "${1:-}" = "memory" ]; then
-  ./mvnw -B -ntp test -Dtest=MemoryBenchmark -Dsurefire.failIfNoSpecifiedTests=false \
+  ./mvnw -B -ntp test -Dtest=StoreBenchmark -Dsurefire.failIfNoSpecifiedTests=false \
     -Dvalueguard.bench.keys="${2:-1000000}" -Dvalueguard.bench.heap-mib="${3:-1024}" \
-    -Dvalueguard.bench.block-cache-mib="${4:-256}" | grep -E 'keys,|Tests run|FAIL|ERROR'
+    -Dvalueguard.bench.block-cache-mib="${4:-256}" | grep -E '^\||keys,|Restart|Tests run|FAIL|ERROR'
+  exit 0
+fi
+if [ "${1:-}" = "latency" ]; then
+  ./mvnw -B -ntp test -Dtest=LatencyBenchmark -Dsurefire.failIfNoSpecifiedTests=false \
+    -Dvalueguard.bench.seconds="${2:-60}" -Dvalueguard.bench.rate="${3:-0}" \
+    | grep -E '^\||partitions,|Tests run|FAIL|ERROR'
   exit 0
 fi
 ./mvnw -B -ntp test -Dtest=ThroughputBenchmark -Dsurefire.failIfNoSpecifiedTests=false ${BENCH_OPTS:-} \

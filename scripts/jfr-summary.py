@@ -2,7 +2,10 @@
 """Where a JVM's CPU time went, from a JDK Flight Recorder file: the share of execution samples per thread group,
 per area of code (inclusive: a sample counts for every area on its stack), and the hottest methods (self time).
 
-    scripts/jfr-summary.py target/benchmark/<time>/<application>.jfr [top]
+    scripts/jfr-summary.py target/benchmark/<time>/<application>.jfr [top] [thread regex]
+
+With a thread regex (e.g. 'StreamThread|producer-network'), only samples of matching threads count: the pipeline
+without start-up.
 
 Used for docs/benchmarks.md; needs the JDK's `jfr` tool on the PATH.
 """
@@ -14,7 +17,11 @@ import sys
 
 # An area is the first of these prefixes found on a stack frame's class, checked in order.
 AREAS = [
-    ("ValueGuard", "io.valueguard."),
+    ("ValueGuard: serdes and codecs", "io.valueguard.system."),
+    ("ValueGuard: stage logic and processors", "io.valueguard."),
+    ("Streams: polling and fetching records", "org.apache.kafka.streams.processor.internals.StreamThread.pollRequests"),
+    ("Streams: committing (flush, transaction, offsets)", "org.apache.kafka.streams.processor.internals.TaskExecutor.commit"),
+    ("Streams: sending records (serialize, partition, append)", "org.apache.kafka.streams.processor.internals.RecordCollectorImpl.send"),
     ("RocksDB (JNI and Kafka's store layers)", "org.rocksdb."),
     ("state stores (caching, changelog, metered)", "org.apache.kafka.streams.state."),
     ("record collector and sinks", "org.apache.kafka.streams.processor.internals.RecordCollector"),
@@ -38,9 +45,13 @@ def thread_group(name):
 def main():
     path = sys.argv[1]
     top = int(sys.argv[2]) if len(sys.argv) > 2 else 25
+    only = re.compile(sys.argv[3]) if len(sys.argv) > 3 else None
     raw = subprocess.run(["jfr", "print", "--json", "--stack-depth", "64", "--events", "jdk.ExecutionSample", path],
                          check=True, capture_output=True, text=True).stdout
     events = json.loads(raw)["recording"]["events"]
+    if only:
+        events = [event for event in events
+                  if only.search(((event["values"].get("sampledThread") or {}).get("javaName")) or "")]
     threads = collections.Counter()
     areas = collections.Counter()
     methods = collections.Counter()
@@ -52,9 +63,12 @@ def main():
         seen = set()
         for frame in frames:
             klass = frame["method"]["type"]["name"]
+            qualified = klass.replace("/", ".") + "." + frame["method"]["name"]
             for area, prefix in AREAS:
-                if klass.startswith(prefix):
+                if qualified.startswith(prefix):
                     seen.add(area)
+                    if not prefix.endswith("."):
+                        continue
                     break
         for area in seen:
             areas[area] += 1

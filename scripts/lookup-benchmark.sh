@@ -2,8 +2,13 @@
 # Lookups answered locally against lookups forwarded to another instance, side by side in one run, with the floor of
 # Spring MVC answering /actuator/health/liveness: two instances of the packaged jar on this machine (the first starts
 # the local Kafka broker), wrk with 2 threads and 8 connections for 15 s each. Needs wrk (Debian package wrk).
+# Besides requests/s and latency, the CPU both instances spent per 1,000 requests (from /proc; wrk's own is left out):
+# on a machine where wrk and both instances share the cores, that is what bounds requests/s.
 #
 #   scripts/lookup-benchmark.sh [seconds]
+#
+# JVM_OPTS_A and JVM_OPTS_B add JVM options to either instance, e.g. a flight recording:
+#   JVM_OPTS_A=-XX:StartFlightRecording=settings=profile,filename=/tmp/a.jfr scripts/lookup-benchmark.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-15}"
@@ -16,11 +21,11 @@ pids=()
 cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
 
-java -Xmx1g -jar "$jar" --server.port=18080 --valueguard.embedded-kafka.port=$kafka_port \
+java -Xmx1g ${JVM_OPTS_A:-} -jar "$jar" --server.port=18080 --valueguard.embedded-kafka.port=$kafka_port \
   --valueguard.embedded-kafka.log-dir="$work/kafka" --valueguard.state-dir="$work/a" > "$work/a.log" 2>&1 &
 pids+=($!)
 until curl -sf localhost:18080/actuator/health/readiness >/dev/null; do sleep 1; done
-java -Xmx1g -jar "$jar" --server.port=18081 --spring.kafka.bootstrap-servers=localhost:$kafka_port \
+java -Xmx1g ${JVM_OPTS_B:-} -jar "$jar" --server.port=18081 --spring.kafka.bootstrap-servers=localhost:$kafka_port \
   --valueguard.embedded-kafka.enabled=false --valueguard.state-dir="$work/b" > "$work/b.log" 2>&1 &
 pids+=($!)
 until curl -sf localhost:18081/actuator/health/readiness >/dev/null \
@@ -38,17 +43,24 @@ for i in $(seq 1 200); do
 done
 echo "local key: $local_key, forwarded key: $remote_key"
 
+# user or system CPU of both instances, in clock ticks (field 14 or 15 of /proc/<pid>/stat)
+ticks() { local total=0; for pid in "${pids[@]}"; do total=$((total + $(awk -v f="$1" '{print $f}' "/proc/$pid/stat"))); done; echo $total; }
+hz=$(getconf CLK_TCK)
 run() {
-  local name="$1" url="$2"
+  local name="$1" url="$2" user system
+  user=$(ticks 14); system=$(ticks 15)
   wrk -t2 -c8 -d"${seconds}s" --latency "$url" > "$work/wrk.txt"
-  local rps p50 p99
+  user=$(($(ticks 14) - user)); system=$(($(ticks 15) - system))
+  local rps p50 p99 requests
   rps=$(awk '/Requests\/sec/{print $2}' "$work/wrk.txt")
   p50=$(awk '$1=="50%"{print $2}' "$work/wrk.txt")
   p99=$(awk '$1=="99%"{print $2}' "$work/wrk.txt")
-  echo "| $name | $rps | $p50 | $p99 |"
+  requests=$(awk '/requests in/{print $1}' "$work/wrk.txt")
+  per_thousand() { awk -v t="$1" -v hz="$hz" -v n="$requests" 'BEGIN{printf "%.0f", t * 1000 / hz / n * 1000}'; }
+  echo "| $name | $rps | $p50 | $p99 | $(per_thousand $((user + system))) ($(per_thousand $user) + $(per_thousand $system)) |"
 }
-echo "| lookup | requests/s | p50 | p99 |"
-echo "| --- | --- | --- | --- |"
+echo "| lookup | requests/s | p50 | p99 | CPU ms of both instances per 1,000 requests (user + system) |"
+echo "| --- | --- | --- | --- | --- |"
 run "floor: /actuator/health/liveness" "http://localhost:18080/actuator/health/liveness"
 run "key held by the instance asked" "http://localhost:18080/api/bindings/$local_key"
 run "key it must forward" "http://localhost:18080/api/bindings/$remote_key"

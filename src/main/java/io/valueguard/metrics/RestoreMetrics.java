@@ -9,6 +9,8 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.valueguard.kafka.StreamsClients;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.processor.StandbyUpdateListener;
 import org.apache.kafka.streams.processor.StateRestoreListener;
@@ -20,6 +22,8 @@ import org.apache.kafka.streams.processor.TaskId;
  * threads, so every update is a counter increment or a map write.
  */
 class RestoreMetrics implements StateRestoreListener, StandbyUpdateListener {
+
+	private static final Log logger = LogFactory.getLog(RestoreMetrics.class);
 
 	private record Restore(long startNanos, long endOffset, long position) {
 
@@ -90,7 +94,14 @@ class RestoreMetrics implements StateRestoreListener, StandbyUpdateListener {
 		Restore restore = this.running.remove(partition);
 		Timer timer = this.durations.get(store);
 		if (restore != null && timer != null) {
-			timer.record(System.nanoTime() - restore.startNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
+			long nanos = System.nanoTime() - restore.startNanos();
+			timer.record(nanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+			// one line per partition that had anything to restore: how long an instance was not ready, and why
+			if (totalRestored > 0) {
+				logger.info(String.format(java.util.Locale.ROOT,
+						"Restored %d records into store %s from %s in %d ms (%.0f records/s)", totalRestored, store,
+						partition, nanos / 1_000_000, totalRestored / Math.max(nanos / 1e9, 1e-3)));
+			}
 		}
 	}
 

@@ -1,5 +1,8 @@
 package io.valueguard.benchmark;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
 
@@ -18,7 +21,9 @@ import org.slf4j.LoggerFactory;
  * The application a user would write without ValueGuard, in a JVM of its own as ValueGuard runs in one: the claims
  * topic read into {@code toTable(Materialized.as(...))} (RocksDB, changelog) and written to an output topic. Arguments:
  * bootstrap servers, application id, input topic, output topic, state directory, then Kafka Streams settings as
- * {@code name=value}. Prints {@code RUNNING} when it is.
+ * {@code name=value}. Prints {@code RUNNING} when it is. With {@code -Dvalueguard.bench.processed-file=<path>} it
+ * keeps the number of records its stream threads have processed in that file, a clock that does not wait for
+ * commits (at-least-once commits every 30 s).
  */
 public final class BaselineMain {
 
@@ -50,7 +55,36 @@ public final class BaselineMain {
 		});
 		Runtime.getRuntime().addShutdownHook(new Thread(streams::close));
 		streams.start();
+		String processedFile = System.getProperty("valueguard.bench.processed-file");
+		if (processedFile != null) {
+			Thread reporter = new Thread(() -> reportProcessed(streams, Path.of(processedFile)), "processed-reporter");
+			reporter.setDaemon(true);
+			reporter.start();
+		}
 		new CountDownLatch(1).await();
+	}
+
+	private static void reportProcessed(KafkaStreams streams, Path file) {
+		try {
+			while (true) {
+				Files.writeString(file, Long.toString(processed(streams)));
+				Thread.sleep(50);
+			}
+		}
+		catch (IOException | InterruptedException ex) {
+			// the application is going away
+		}
+	}
+
+	/** Records processed by every stream thread of the client (thread-level {@code process-total}). */
+	static long processed(KafkaStreams streams) {
+		return streams.metrics()
+			.entrySet()
+			.stream()
+			.filter((metric) -> metric.getKey().group().equals("stream-thread-metrics")
+					&& metric.getKey().name().equals("process-total"))
+			.mapToLong((metric) -> ((Number) metric.getValue().metricValue()).longValue())
+			.sum();
 	}
 
 }

@@ -18,6 +18,7 @@ import java.util.UUID;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
+import io.valueguard.support.ApiClient;
 import io.valueguard.support.BrokerProcess;
 import io.valueguard.support.ChildJvm;
 import io.valueguard.support.InstanceProcess;
@@ -60,6 +61,12 @@ class ThroughputBenchmark {
 
 	private static final String GUARANTEE = System.getProperty("valueguard.bench.guarantee", "exactly_once_v2");
 
+	/**
+	 * At-least-once commits every 30 s, so committed offsets would mostly measure the commit interval: then both
+	 * applications are timed until their stream threads have processed every record instead.
+	 */
+	private static final boolean EXACTLY_ONCE = GUARANTEE.startsWith("exactly_once");
+
 	/** Record JDK Flight Recorder profiles of both applications into the run's folder. */
 	private static final boolean JFR = Boolean.getBoolean("valueguard.bench.jfr");
 
@@ -77,8 +84,23 @@ class ThroughputBenchmark {
 
 	}
 
-	/** One application's run: wall time, and CPU seconds of the application's and the broker's JVM meanwhile. */
-	private record Run(long millis, double applicationCpu, double brokerCpu, long offsetsWritten) {
+	/**
+	 * One application's run: wall time, CPU seconds of the application's and the broker's JVM meanwhile, and the
+	 * offsets written to each topic of the application (those starting with {@code prefix}).
+	 */
+	private record Run(String prefix, long millis, double applicationCpu, double brokerCpu, Map<String, Long> offsetsByTopic) {
+
+		long offsetsWritten() {
+			return this.offsetsByTopic.values().stream().mapToLong(Long::longValue).sum();
+		}
+
+		/** Offsets written per claim to each topic, the application's prefix left out. */
+		String writesByTopic() {
+			StringBuilder writes = new StringBuilder();
+			this.offsetsByTopic.forEach((topic, offsets) -> writes.append(String.format(Locale.ROOT, "%s %.2f; ",
+					topic.substring(this.prefix.length()), (double) offsets / CLAIMS)));
+			return writes.toString();
+		}
 
 		double claimsPerSecond() {
 			return CLAIMS / (this.millis / 1000.0);
@@ -91,7 +113,7 @@ class ThroughputBenchmark {
 		}
 
 		String writes() {
-			return String.format(Locale.ROOT, "%.1f", (double) this.offsetsWritten / CLAIMS);
+			return String.format(Locale.ROOT, "%.1f", (double) offsetsWritten() / CLAIMS);
 		}
 
 	}
@@ -121,6 +143,7 @@ class ThroughputBenchmark {
 			runBaseline(broker, admin, work, settings.get(0));
 			runValueGuard(broker, admin, work, settings.get(0));
 			StringBuilder report = new StringBuilder();
+			StringBuilder details = new StringBuilder();
 			report.append(String.format(Locale.ROOT,
 					"%,d claims, %,d keys, %,d values, %d partitions, %s, one stream thread per application%n%n", CLAIMS,
 					KEYS, VALUES, PARTITIONS, GUARANTEE));
@@ -140,7 +163,11 @@ class ThroughputBenchmark {
 						valueGuard.claimsPerSecond() / baseline.claimsPerSecond(), baseline.cpu(), valueGuard.cpu(),
 						baseline.writes(), valueGuard.writes()));
 				System.out.println(report);
+				details.append(String.format(Locale.ROOT, "%s: ValueGuard's offsets per claim by topic: %s%n",
+						setting.name(), valueGuard.writesByTopic()));
 			}
+			report.append('\n').append(details);
+			System.out.println(details);
 			Files.writeString(work.resolve("report.md"), report);
 		}
 	}
@@ -170,7 +197,7 @@ class ThroughputBenchmark {
 	 * Offsets written to the topics an application created (outputs, changelogs, its internal topics): records plus
 	 * one transaction marker per partition and transaction.
 	 */
-	private static long offsetsWritten(Admin admin, String prefix) throws Exception {
+	private static Map<String, Long> offsetsWritten(Admin admin, String prefix) throws Exception {
 		Map<TopicPartition, OffsetSpec> ends = new HashMap<>();
 		for (var topic : admin.describeTopics(admin.listTopics().names().get()
 			.stream()
@@ -179,6 +206,25 @@ class ThroughputBenchmark {
 			topic.partitions()
 				.forEach((partition) -> ends.put(new TopicPartition(topic.name(), partition.partition()),
 						OffsetSpec.latest()));
+		}
+		Map<String, Long> byTopic = new java.util.TreeMap<>();
+		admin.listOffsets(ends)
+			.all()
+			.get()
+			.forEach((partition, end) -> byTopic.merge(partition.topic(), end.offset(), Long::sum));
+		return byTopic;
+	}
+
+	/** Records processed by both stages' stream threads, from the instance's metrics endpoint. */
+	private static long processed(InstanceProcess instance) {
+		ApiClient.Reply reply = instance.api().get("/actuator/metrics/kafka.stream.thread.process.total");
+		return (reply.status() == 200) ? reply.json().get("measurements").get(0).get("value").asLong() : -1;
+	}
+
+	private static long endOffsets(Admin admin, String topic) throws Exception {
+		Map<TopicPartition, OffsetSpec> ends = new HashMap<>();
+		for (int partition = 0; partition < PARTITIONS; partition++) {
+			ends.put(new TopicPartition(topic, partition), OffsetSpec.latest());
 		}
 		return admin.listOffsets(ends).all().get().values().stream().mapToLong((end) -> end.offset()).sum();
 	}
@@ -200,8 +246,10 @@ class ThroughputBenchmark {
 		String output = applicationId + "-out";
 		admin.createTopics(List.of(new NewTopic(output, PARTITIONS, (short) 1))).all().get();
 		Path log = work.resolve(applicationId + ".log");
+		Path processed = work.resolve(applicationId + ".processed");
 		List<String> command = new ArrayList<>(List.of(ChildJvm.java()));
 		command.addAll(jvmOptions(work, applicationId));
+		command.add("-Dvalueguard.bench.processed-file=" + processed.toAbsolutePath());
 		command.addAll(List.of("-cp", System.getProperty("java.class.path"), BaselineMain.class.getName(),
 				bootstrapServers, applicationId, TOPIC, output, work.resolve("state").toString(),
 				StreamsConfig.PROCESSING_GUARANTEE_CONFIG + "=" + GUARANTEE));
@@ -212,8 +260,11 @@ class ThroughputBenchmark {
 		try {
 			CatchUp catchUp = new CatchUp(admin, PARTITIONS, Map.of(applicationId, Set.of(TOPIC)))
 				.watching(process.pid(), broker.pid());
+			if (!EXACTLY_ONCE) {
+				catchUp.doneWhen(() -> Files.exists(processed) && Files.readString(processed).equals(Long.toString(CLAIMS)));
+			}
 			long millis = catchUp.time(() -> Files.exists(log) && Files.readString(log).contains("RUNNING"), process);
-			return new Run(millis, catchUp.cpuSeconds(process.pid()), catchUp.cpuSeconds(broker.pid()),
+			return new Run(applicationId + "-", millis, catchUp.cpuSeconds(process.pid()), catchUp.cpuSeconds(broker.pid()),
 					offsetsWritten(admin, applicationId));
 		}
 		finally {
@@ -226,11 +277,8 @@ class ThroughputBenchmark {
 	private static Run runValueGuard(BrokerProcess broker, Admin admin, Path work, Setting setting) throws Exception {
 		String bootstrapServers = broker.bootstrapServers();
 		String prefix = "bench-vg-" + UUID.randomUUID().toString().substring(0, 8);
-		List<String> arguments = new ArrayList<>(List.of("--valueguard.application-id=" + prefix,
-				"--valueguard.topics.claims=" + TOPIC, "--valueguard.topics.bindings=" + prefix + ".bindings",
-				"--valueguard.topics.evictions=" + prefix + ".evictions", "--valueguard.topics.dlq=" + prefix + ".dlq",
-				"--valueguard.topics.partitions=" + PARTITIONS, BINDER + StreamsConfig.PROCESSING_GUARANTEE_CONFIG + "="
-						+ GUARANTEE, "--logging.level.org.apache.kafka.streams.KafkaStreams=INFO"));
+		List<String> arguments = BenchInstances.arguments(prefix, TOPIC, PARTITIONS,
+				BINDER + StreamsConfig.PROCESSING_GUARANTEE_CONFIG + "=" + GUARANTEE);
 		setting.valueGuard().forEach((name, value) -> arguments.add(BINDER + name + "=" + value));
 		try (InstanceProcess instance = new InstanceProcess(prefix, work, bootstrapServers, arguments)
 			.jvmOptions(jvmOptions(work, prefix).toArray(String[]::new))) {
@@ -239,11 +287,13 @@ class ThroughputBenchmark {
 			inputs.put(prefix + "-keys", Set.of(TOPIC, prefix + "-eviction-feedback"));
 			inputs.put(prefix + "-values", Set.of(prefix + "-owner-commands"));
 			CatchUp catchUp = new CatchUp(admin, PARTITIONS, inputs).watching(instance.pid(), broker.pid());
-			// processing starts when the key stage's client is RUNNING
-			long millis = catchUp.time(() -> instance.log()
-				.lines()
-				.anyMatch((line) -> line.contains("[" + prefix + "-keys-") && line.contains("to RUNNING")), null);
-			Run run = new Run(millis, catchUp.cpuSeconds(instance.pid()), catchUp.cpuSeconds(broker.pid()),
+			if (!EXACTLY_ONCE) {
+				// every claim, command and verdict processed: without transactions, end offsets count records
+				catchUp.doneWhen(() -> processed(instance) == CLAIMS
+						+ endOffsets(admin, prefix + "-owner-commands") + endOffsets(admin, prefix + "-eviction-feedback"));
+			}
+			long millis = catchUp.time(() -> BenchInstances.running(instance, prefix), null);
+			Run run = new Run(prefix, millis, catchUp.cpuSeconds(instance.pid()), catchUp.cpuSeconds(broker.pid()),
 					offsetsWritten(admin, prefix));
 			instance.stop();
 			return run;

@@ -1,0 +1,186 @@
+package io.valueguard.benchmark;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import io.valueguard.support.BrokerProcess;
+import io.valueguard.support.InstanceProcess;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One instance holding many keys and values. Resident memory: its RocksDB stores share one block cache and write
+ * buffer manager ({@code valueguard.rocksdb.*}), so the process should stay within the JVM heap plus that budget plus
+ * the JVM's own overhead, however many entries it holds. Restore: the instance stops, its state directory is wiped
+ * and it starts again, restoring both stores from their changelogs; records per second of each store (from the
+ * instance's log, one line per partition) against a plain consumer reading the same changelog from the same broker.
+ * Keys claim values two to one, so the bindings store holds {@code keys} entries and the owners store
+ * {@code keys / 2}. Not part of {@code ./mvnw verify}: run {@code scripts/benchmark.sh memory} (parameters there).
+ */
+class StoreBenchmark {
+
+	private static final Pattern RESTORED = Pattern
+		.compile("Restored (\\d+) records into store (\\w+) from \\S+ in (\\d+) ms");
+
+	private static final int KEYS = Integer.getInteger("valueguard.bench.keys", 1_000_000);
+
+	private static final int HEAP_MIB = Integer.getInteger("valueguard.bench.heap-mib", 1024);
+
+	private static final int CACHE_MIB = Integer.getInteger("valueguard.bench.block-cache-mib", 256);
+
+	private static final int PARTITIONS = 6;
+
+	@Test
+	void residentMemoryWithinBudgetAndRestoreRate() throws Exception {
+		((Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME)).setLevel(Level.WARN);
+		Path work = Path.of("target", "benchmark",
+				"memory-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+		Files.createDirectories(work);
+		try (BrokerProcess broker = new BrokerProcess(work).start();
+				Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
+			String topic = "bench.claims";
+			admin.createTopics(List.of(new NewTopic(topic, PARTITIONS, (short) 1))).all().get();
+			try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of(
+					ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(), ProducerConfig.LINGER_MS_CONFIG,
+					20, ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024), new ByteArraySerializer(),
+					new ByteArraySerializer())) {
+				for (int i = 0; i < KEYS; i++) {
+					producer.send(new ProducerRecord<>(topic, utf8("user-" + i), utf8("value-" + (i / 2))));
+				}
+			}
+			String prefix = "bench-vg-memory";
+			try (InstanceProcess instance = new InstanceProcess(prefix, work, broker.bootstrapServers(),
+					BenchInstances.arguments(prefix, topic, PARTITIONS,
+							"--valueguard.rocksdb.block-cache-size=" + CACHE_MIB + "MB"))
+				.jvmOptions("-Xmx" + HEAP_MIB + "m")) {
+				instance.start();
+				Map<String, Set<String>> inputs = new LinkedHashMap<>();
+				inputs.put(prefix + "-keys", Set.of(topic, prefix + "-eviction-feedback"));
+				inputs.put(prefix + "-values", Set.of(prefix + "-owner-commands"));
+				long millis = new CatchUp(admin, PARTITIONS, inputs)
+					.time(() -> BenchInstances.running(instance, prefix), null);
+				long peak = 0;
+				for (int i = 0; i < 20; i++) {
+					peak = Math.max(peak, residentMib(instance.pid()));
+					Thread.sleep(Duration.ofMillis(500).toMillis());
+				}
+				long bound = HEAP_MIB + CACHE_MIB + 200;
+				StringBuilder report = new StringBuilder(String.format(Locale.ROOT,
+						"%,d keys, %,d values on one instance (processed in %.1f s): resident %,d MiB at most; heap %,d "
+								+ "MiB + RocksDB budget %,d MiB + 200 MiB = %,d MiB%n%n",
+						KEYS, KEYS / 2, millis / 1000.0, peak, HEAP_MIB, CACHE_MIB, bound));
+				report.append(restore(instance, admin, broker.bootstrapServers(), prefix));
+				System.out.println(report);
+				Files.writeString(work.resolve("report.md"), report);
+				org.assertj.core.api.Assertions.assertThat(peak).as(report.toString()).isLessThanOrEqualTo(bound);
+			}
+		}
+	}
+
+	/** Stops the instance, wipes its state, starts it again and compares each store's restore with a plain consumer. */
+	private static String restore(InstanceProcess instance, Admin admin, String bootstrapServers, String prefix)
+			throws Exception {
+		instance.stop();
+		instance.wipeState();
+		long restarted = System.nanoTime();
+		instance.start();
+		long deadline = System.nanoTime() + Duration.ofMinutes(10).toNanos();
+		while (!instance.ready()) {
+			if (System.nanoTime() > deadline) {
+				throw new IllegalStateException("not ready 10 minutes after the restart, see " + instance.logFile());
+			}
+			Thread.sleep(100);
+		}
+		long readyMillis = (System.nanoTime() - restarted) / 1_000_000;
+		String log = instance.log();
+		Map<String, long[]> stores = new LinkedHashMap<>();
+		Matcher matcher = RESTORED.matcher(log.substring(log.lastIndexOf("--- start ")));
+		while (matcher.find()) {
+			long[] totals = stores.computeIfAbsent(matcher.group(2), (store) -> new long[2]);
+			totals[0] += Long.parseLong(matcher.group(1));
+			// partitions restore side by side: the store took as long as its slowest partition
+			totals[1] = Math.max(totals[1], Long.parseLong(matcher.group(3)));
+		}
+		StringBuilder report = new StringBuilder(String.format(Locale.ROOT,
+				"Restart with the state directory wiped: ready after %.1f s%n%n| store | records restored | restore "
+						+ "time (slowest partition) | restore records/s | plain consumer records/s | ratio |%n"
+						+ "| --- | --- | --- | --- | --- | --- |%n",
+				readyMillis / 1000.0));
+		Map<String, String> changelogs = Map.of("bindings", prefix + "-keys-bindings-changelog", "owners",
+				prefix + "-values-owners-changelog");
+		// the first read warms up this JVM's consumer code, as the instance's restore consumers are warm by now
+		plainConsumerRate(admin, bootstrapServers, changelogs.get("owners"));
+		for (Map.Entry<String, long[]> store : stores.entrySet()) {
+			double restoreRate = store.getValue()[0] / (store.getValue()[1] / 1000.0);
+			double plainRate = plainConsumerRate(admin, bootstrapServers, changelogs.get(store.getKey()));
+			report.append(String.format(Locale.ROOT, "| %s | %,d | %.1f s | %,.0f | %,.0f | %.2f |%n", store.getKey(),
+					store.getValue()[0], store.getValue()[1] / 1000.0, restoreRate, plainRate,
+					restoreRate / plainRate));
+		}
+		return report.toString();
+	}
+
+	/** Records per second of a consumer with default settings reading the whole topic (read_committed). */
+	private static double plainConsumerRate(Admin admin, String bootstrapServers, String topic) throws Exception {
+		try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(
+				Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+						ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"),
+				new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+			List<TopicPartition> partitions = admin.describeTopics(List.of(topic))
+				.allTopicNames()
+				.get()
+				.get(topic)
+				.partitions()
+				.stream()
+				.map((partition) -> new TopicPartition(topic, partition.partition()))
+				.toList();
+			consumer.assign(partitions);
+			consumer.seekToBeginning(partitions);
+			Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
+			long records = 0;
+			long start = System.nanoTime();
+			while (partitions.stream().anyMatch((partition) -> consumer.position(partition) < ends.get(partition))) {
+				records += consumer.poll(Duration.ofMillis(100)).count();
+			}
+			return records / ((System.nanoTime() - start) / 1e9);
+		}
+	}
+
+	private static long residentMib(long pid) throws java.io.IOException {
+		for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
+			if (line.startsWith("VmRSS:")) {
+				return Long.parseLong(line.replaceAll("[^0-9]", "")) / 1024;
+			}
+		}
+		throw new IllegalStateException("no VmRSS for " + pid);
+	}
+
+	private static byte[] utf8(String text) {
+		return text.getBytes(StandardCharsets.UTF_8);
+	}
+
+}
