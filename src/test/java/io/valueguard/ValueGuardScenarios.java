@@ -7,6 +7,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.UUID;
 
+import io.valueguard.kafka.StreamThreadFailures;
 import io.valueguard.kafka.StreamsClients;
 import io.valueguard.kafka.StreamsSupervisor;
 import io.valueguard.support.ApiClient;
@@ -63,6 +64,9 @@ abstract class ValueGuardScenarios {
 
 	@Autowired
 	private StreamsClients streamsClients;
+
+	@Autowired
+	private StreamThreadFailures threadFailures;
 
 	@Autowired
 	private ProducerFactory<String, String> producerFactory;
@@ -251,7 +255,15 @@ abstract class ValueGuardScenarios {
 				.doesNotContainKeys("delivery.timeout.ms", "max.block.ms", "request.timeout.ms",
 						"producer.delivery.timeout.ms");
 			assertThat(streams.getProperty("group.instance.id")).as("static membership").isNotBlank();
+			// ValueGuard's own defaults for the streams clients (docs/benchmarks.md)
+			assertThat(streams).containsEntry("metrics.recording.level", "INFO")
+				.containsEntry("producer.batch.size", "131072");
 		}
+		// both clients run with ValueGuard's thread-failure policy, not the binder's shut-the-client-down handler:
+		// once a second customizer on the factory bean silently replaced the one that installs it
+		assertThat(this.threadFailures.installedFor()).containsExactlyInAnyOrder(
+				this.streamsClients.applicationId(StreamsClients.BINDINGS),
+				this.streamsClients.applicationId(StreamsClients.OWNERS));
 		assertThat(this.producerFactory.getConfigurationProperties()).containsEntry("delivery.timeout.ms", 10_000)
 			.containsEntry("max.block.ms", 5_000L)
 			.containsEntry("acks", "all");

@@ -246,6 +246,23 @@ class ValueGuardTopologyTests {
 		}
 	}
 
+	/**
+	 * Only ValueGuard writes its internal topics, but a foreign record there (a mirror tool, a mistyped producer) must
+	 * not kill a stream thread: replayed after every restart, it would stop the stage for good.
+	 */
+	@Test
+	void shouldSkipForeignRecordsWithoutKeyOrValueOnInternalTopics() {
+		this.harness.claim("alice", "seat-1", 1_000)
+			.command(null, io.valueguard.messages.OwnerCommand.claim("mallory", 5_000, 0))
+			.command("seat-1", null)
+			.foreignVerdict(null, new Eviction("seat-1", 1_000, "bob", 2_000, Eviction.Reason.SUPERSEDED, 0))
+			.foreignVerdict("alice", null)
+			.claim("bob", "seat-1", 2_000);
+
+		assertThat(this.harness.boundValues()).containsExactly(Map.entry("bob", "seat-1"));
+		assertThat(this.harness.evictionEvents()).extracting(EvictionEvent::key).containsExactly("alice");
+	}
+
 	@Test
 	void shouldNeedNoRepartitionTopics() {
 		assertThat(this.harness.topology().describe().toString()).doesNotContain("repartition");

@@ -5,7 +5,10 @@ import java.util.Set;
 import io.valueguard.messages.Eviction;
 import io.valueguard.messages.OwnerCommand;
 import io.valueguard.system.KeyValueStoreTable;
+import io.valueguard.system.RecordSource;
 import io.valueguard.system.StoreType;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -41,6 +44,8 @@ final class KeyStageProcessor implements Processor<String, KeyInput, String, Key
 		};
 	}
 
+	private static final Log logger = LogFactory.getLog(KeyStageProcessor.class);
+
 	private final KeyStageEvents events;
 
 	private @Nullable ProcessorContext<String, KeyOutput> context;
@@ -66,6 +71,13 @@ final class KeyStageProcessor implements Processor<String, KeyInput, String, Key
 		this.recordTimestamp = record.timestamp();
 		KeyStage.Outcome outcome;
 		if (record.value() instanceof KeyInput.Verdict verdict) {
+			if (record.key() == null || verdict.eviction() == null) {
+				// only a foreign producer writes these here; failing on them would kill the thread on every replay
+				String source = RecordSource.of(this.context, "the eviction-feedback topic");
+				logger.warn("Skipped a verdict without " + ((record.key() == null) ? "key" : "value") + " on " + source
+						+ ": ValueGuard never writes one there");
+				return;
+			}
 			outcome = this.stage.evict(record.key(), verdict.eviction(), this.context.currentSystemTimeMs());
 		}
 		else {

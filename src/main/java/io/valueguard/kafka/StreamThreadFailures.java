@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.valueguard.system.ValueGuardProperties;
@@ -33,6 +34,9 @@ public class StreamThreadFailures {
 
 	private final Map<String, String> lastCause = new ConcurrentHashMap<>();
 
+	/** Clients whose current KafkaStreams got a handler from here, for health checks and tests. */
+	private final Set<String> installed = ConcurrentHashMap.newKeySet();
+
 	StreamThreadFailures(ValueGuardProperties properties) {
 		this.maxReplacements = properties.streams().maxThreadReplacements();
 		this.window = properties.streams().threadReplacementWindow();
@@ -40,6 +44,7 @@ public class StreamThreadFailures {
 
 	/** A handler for one client's threads, with its own count of replacements. */
 	StreamsUncaughtExceptionHandler handlerFor(String applicationId) {
+		this.installed.add(applicationId);
 		Deque<Long> replacements = new ArrayDeque<>();
 		return (exception) -> {
 			String cause = describe(exception);
@@ -66,6 +71,11 @@ public class StreamThreadFailures {
 			}
 			return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;
 		};
+	}
+
+	/** Application ids of the clients that were handed this policy when they started. */
+	public Set<String> installedFor() {
+		return Set.copyOf(this.installed);
 	}
 
 	/** The last error that killed a thread of the client, for the supervisor's log line. */

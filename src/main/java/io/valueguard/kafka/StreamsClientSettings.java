@@ -1,5 +1,6 @@
 package io.valueguard.kafka;
 
+import java.util.List;
 import java.util.Properties;
 
 import io.valueguard.system.ValueGuardProperties;
@@ -9,14 +10,17 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.state.HostInfo;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.core.env.Environment;
+import org.springframework.kafka.config.KafkaStreamsCustomizer;
 import org.springframework.kafka.config.StreamsBuilderFactoryBean;
 import org.springframework.kafka.config.StreamsBuilderFactoryBeanConfigurer;
 import org.springframework.stereotype.Component;
 
 /**
  * Client settings that ValueGuard derives for both stages: closing, static group membership from the instance name,
- * RocksDB's shared memory budget, and what happens when a stream thread dies.
+ * RocksDB's shared memory budget, and what happens when a stream thread dies. Other parts of the application customize
+ * the clients through {@link KafkaStreamsCustomizer} beans, which run here, never through the factory bean itself.
  */
 @Component
 class StreamsClientSettings implements StreamsBuilderFactoryBeanConfigurer {
@@ -35,12 +39,16 @@ class StreamsClientSettings implements StreamsBuilderFactoryBeanConfigurer {
 
 	private final StreamThreadFailures failures;
 
-	StreamsClientSettings(ValueGuardProperties properties, Environment environment, StreamThreadFailures failures) {
+	private final ObjectProvider<KafkaStreamsCustomizer> customizers;
+
+	StreamsClientSettings(ValueGuardProperties properties, Environment environment, StreamThreadFailures failures,
+			ObjectProvider<KafkaStreamsCustomizer> customizers) {
 		this.streams = properties.streams();
 		this.properties = properties;
 		this.instanceName = (properties.instanceName() != null) ? properties.instanceName()
 				: derivedName(HostInfo.buildFromEndpoint(environment.getRequiredProperty(APPLICATION_SERVER)));
 		this.failures = failures;
+		this.customizers = customizers;
 	}
 
 	@Override
@@ -60,9 +68,15 @@ class StreamsClientSettings implements StreamsBuilderFactoryBeanConfigurer {
 			}
 			factoryBean.setStreamsConfiguration(configuration);
 		}
-		// the binder sets its own handler (shut the client down) just before start; a customizer runs after it
-		factoryBean.setKafkaStreamsCustomizer((kafkaStreams) -> kafkaStreams
-			.setUncaughtExceptionHandler(this.failures.handlerFor(StreamsClients.applicationIdOf(factoryBean))));
+		// A factory bean holds one customizer, and a second setKafkaStreamsCustomizer silently replaces the first (the
+		// thread-failure handler was lost that way once): every KafkaStreamsCustomizer bean runs through this one.
+		List<KafkaStreamsCustomizer> others = this.customizers.orderedStream().toList();
+		String applicationId = StreamsClients.applicationIdOf(factoryBean);
+		factoryBean.setKafkaStreamsCustomizer((kafkaStreams) -> {
+			others.forEach((customizer) -> customizer.customize(kafkaStreams));
+			// the binder sets its own handler (shut the client down) just before start; a customizer runs after it
+			kafkaStreams.setUncaughtExceptionHandler(this.failures.handlerFor(applicationId));
+		});
 	}
 
 	/** {@code host:port} as a group instance id: the advertised endpoint is unique and stable by contract. */

@@ -9,6 +9,7 @@ import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.Ordered;
+import org.springframework.kafka.config.KafkaStreamsCustomizer;
 import org.springframework.kafka.config.StreamsBuilderFactoryBean;
 import org.springframework.kafka.config.StreamsBuilderFactoryBeanConfigurer;
 import org.springframework.kafka.streams.KafkaStreamsMicrometerListener;
@@ -32,6 +33,12 @@ class StreamsMetricsConfiguration {
 		return new RestoreMetrics(registry);
 	}
 
+	/** Run by the clients' one customizer in {@code kafka/StreamsClientSettings}, with the thread-failure handler. */
+	@Bean
+	KafkaStreamsCustomizer standbyMetricsCustomizer(RestoreMetrics restores) {
+		return (streams) -> streams.setStandbyUpdateListener(restores);
+	}
+
 	@Bean
 	StreamsBuilderFactoryBeanConfigurer streamsMetricsConfigurer(StreamsMeterBinder binder, RestoreMetrics restores) {
 		return new StreamsBuilderFactoryBeanConfigurer() {
@@ -46,7 +53,6 @@ class StreamsMetricsConfiguration {
 					.forEach(factoryBean::removeListener);
 				factoryBean.addListener(binder.listenerFor(factoryBean));
 				factoryBean.setStateRestoreListener(restores);
-				factoryBean.setKafkaStreamsCustomizer((streams) -> streams.setStandbyUpdateListener(restores));
 			}
 
 			@Override

@@ -5,7 +5,10 @@ import java.util.Set;
 import io.valueguard.messages.Eviction;
 import io.valueguard.messages.OwnerCommand;
 import io.valueguard.system.KeyValueStoreTable;
+import io.valueguard.system.RecordSource;
 import io.valueguard.system.StoreType;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -41,7 +44,11 @@ final class ValueStageProcessor implements Processor<String, OwnerCommand, Strin
 		};
 	}
 
+	private static final Log logger = LogFactory.getLog(ValueStageProcessor.class);
+
 	private final ValueStageEvents events;
+
+	private @Nullable ProcessorContext<String, Eviction> context;
 
 	private @Nullable ValueStage stage;
 
@@ -53,6 +60,7 @@ final class ValueStageProcessor implements Processor<String, OwnerCommand, Strin
 
 	@Override
 	public void init(ProcessorContext<String, Eviction> context) {
+		this.context = context;
 		KeyValueStore<String, Owner> store = context.getStateStore(STORE);
 		this.stage = new ValueStage(new KeyValueStoreTable<>(store),
 				(key, eviction) -> context.forward(new Record<>(key, eviction, this.recordTimestamp)));
@@ -60,6 +68,13 @@ final class ValueStageProcessor implements Processor<String, OwnerCommand, Strin
 
 	@Override
 	public void process(Record<String, OwnerCommand> record) {
+		if (record.key() == null || record.value() == null) {
+			// only a foreign producer writes these here; failing on them would kill the thread on every replay
+			String source = RecordSource.of(this.context, "the owner-commands topic");
+			logger.warn("Skipped a record without " + ((record.key() == null) ? "key" : "value") + " on " + source
+					+ ": ValueGuard never writes one there");
+			return;
+		}
 		this.recordTimestamp = record.timestamp();
 		this.events.valueStage(this.stage.apply(record.key(), record.value()));
 	}

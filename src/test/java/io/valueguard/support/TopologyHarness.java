@@ -33,6 +33,7 @@ import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Produced;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.test.TestRecord;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Both stages in one {@link TopologyTestDriver}, built by calling the function beans on a plain StreamsBuilder: no
@@ -48,6 +49,8 @@ public final class TopologyHarness implements AutoCloseable {
 	private final TestInputTopic<byte[], byte[]> claims;
 
 	private final TestInputTopic<String, Eviction> feedback;
+
+	private final TestInputTopic<String, OwnerCommand> commands;
 
 	private final TestOutputTopic<String, String> bindings;
 
@@ -92,6 +95,8 @@ public final class TopologyHarness implements AutoCloseable {
 				new ByteArraySerializer());
 		this.feedback = this.driver.createInputTopic(properties.evictionFeedbackTopic(), new StringSerializer(),
 				new Eviction.Serde().serializer());
+		this.commands = this.driver.createInputTopic(properties.ownerCommandsTopic(), new StringSerializer(),
+				new OwnerCommand.Serde().serializer());
 		this.bindings = this.driver.createOutputTopic(properties.topics().bindings(), new StringDeserializer(),
 				new StringDeserializer());
 		this.evictions = this.driver.createOutputTopic(properties.topics().evictions(), new StringDeserializer(),
@@ -119,6 +124,18 @@ public final class TopologyHarness implements AutoCloseable {
 
 	/** Delivers a verdict directly, as a delayed message from the value stage would arrive. */
 	public TopologyHarness verdict(String key, Eviction eviction) {
+		this.feedback.pipeInput(key, eviction);
+		return this;
+	}
+
+	/** Writes straight to the owner-commands topic, as only a foreign producer would. */
+	public TopologyHarness command(@Nullable String value, @Nullable OwnerCommand command) {
+		this.commands.pipeInput(value, command);
+		return this;
+	}
+
+	/** Writes straight to the eviction-feedback topic, as only a foreign producer would: any key, any value. */
+	public TopologyHarness foreignVerdict(@Nullable String key, @Nullable Eviction eviction) {
 		this.feedback.pipeInput(key, eviction);
 		return this;
 	}

@@ -1,5 +1,7 @@
 package io.valueguard.system;
 
+import java.util.HexFormat;
+
 import io.valueguard.messages.Eviction;
 import io.valueguard.claims.EvictionEvent;
 import io.valueguard.claims.EvictionEventSerde;
@@ -22,9 +24,27 @@ class RecordSerdesTests {
 		assertRoundTrip(new Owner.Serde(), new Owner("k", 7, 5, true));
 		assertRoundTrip(new KeyClaim.Serde(), new KeyClaim(null, 9, false));
 		assertRoundTrip(new KeyClaim.Serde(), new KeyClaim("\u4E2D", 9, true));
+		// longer than the writer's first buffer
+		assertRoundTrip(new KeyClaim.Serde(), new KeyClaim("x".repeat(10_000), 9, true));
 		assertRoundTrip(new Eviction.Serde(), new Eviction("v", 1, "w", 2, Eviction.Reason.LATE, 4));
 		assertRoundTrip(new EvictionEventSerde(),
 				new EvictionEvent("a", "v", "b", 1, 2, 3, Eviction.Reason.SUPERSEDED));
+	}
+
+	/**
+	 * The bytes on internal topics and in changelogs, as release 1 wrote them (big-endian, length-prefixed UTF-8): a
+	 * new release must read an old one's changelogs, so the layout never changes within a format byte.
+	 */
+	@Test
+	void shouldKeepTheBinaryLayoutOfEveryFormat() {
+		assertBytes(new OwnerCommand.Serde(), OwnerCommand.release("k\u00e9y", 1700000000123L, 5),
+				"0100000000046bc3a9790000018bcfe5687b00000005");
+		assertBytes(new KeyClaim.Serde(), new KeyClaim("v\u00e4lue", 1700000000123L, true),
+				"01010000000676c3a46c75650000018bcfe5687b01");
+		assertBytes(new KeyClaim.Serde(), new KeyClaim(null, 42L, false), "0100000000000000002a00");
+		assertBytes(new Owner.Serde(), new Owner("k", -1L, 3, true), "01000000016bffffffffffffffff0000000301");
+		assertBytes(new Eviction.Serde(), new Eviction("v", 7L, "w", 9L, Eviction.Reason.LATE, 2),
+				"0100000001760000000000000007000000017700000000000000090000000002");
 	}
 
 	@Test
@@ -44,7 +64,16 @@ class RecordSerdesTests {
 		assertThatExceptionOfType(SerializationException.class)
 			.isThrownBy(() -> serde.deserializer().deserialize("t", new byte[] { 1, 0, 0, 0, 50 }))
 			.withMessageContaining("Corrupt owner record");
+		assertThatExceptionOfType(SerializationException.class)
+			.isThrownBy(() -> serde.deserializer().deserialize("t", new byte[] { 1, 0, 0, 0, 1, 'k', 0, 0 }))
+			.withMessageContaining("Corrupt owner record");
 		assertThat(serde.deserializer().deserialize("t", null)).isNull();
+	}
+
+	private static <T> void assertBytes(Serde<T> serde, T value, String hex) {
+		byte[] bytes = serde.serializer().serialize("topic", value);
+		assertThat(HexFormat.of().formatHex(bytes)).isEqualTo(hex);
+		assertThat(serde.deserializer().deserialize("topic", HexFormat.of().parseHex(hex))).isEqualTo(value);
 	}
 
 	private static <T> void assertRoundTrip(Serde<T> serde, T value) {
