@@ -34,7 +34,7 @@ public class StreamThreadFailures {
 
 	private final Map<String, String> lastCause = new ConcurrentHashMap<>();
 
-	/** Clients whose current KafkaStreams got a handler from here, for health checks and tests. */
+	/** Clients that were handed a handler from here: proof that the policy is installed, for tests and diagnostics. */
 	private final Set<String> installed = ConcurrentHashMap.newKeySet();
 
 	StreamThreadFailures(ValueGuardProperties properties) {

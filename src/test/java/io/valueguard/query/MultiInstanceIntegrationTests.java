@@ -10,6 +10,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.valueguard.ValueGuardApplication;
 import io.valueguard.support.ApiClient;
 import io.valueguard.support.FreePorts;
@@ -129,6 +131,15 @@ class MultiInstanceIntegrationTests {
 		}
 		// answers came from all three instances' stores: lookups were forwarded
 		assertThat(servers).containsExactlyInAnyOrderElementsOf(names);
+		// standbys applied the changelogs, and the listener that counts it is installed with the other customizers
+		await("standby updates counted").atMost(PATIENCE)
+			.untilAsserted(() -> assertThat(instances.stream()
+				.flatMap((instance) -> instance.getBean(MeterRegistry.class)
+					.find("valueguard.standby.records.updated")
+					.counters()
+					.stream())
+				.mapToDouble(Counter::count)
+				.sum()).isPositive());
 	}
 
 	@Test
