@@ -1,8 +1,10 @@
 package io.valueguard.metrics;
 
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -95,10 +97,10 @@ class RestoreMetrics implements StateRestoreListener, StandbyUpdateListener {
 		Timer timer = this.durations.get(store);
 		if (restore != null && timer != null) {
 			long nanos = System.nanoTime() - restore.startNanos();
-			timer.record(nanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+			timer.record(nanos, TimeUnit.NANOSECONDS);
 			// one line per partition that had anything to restore: how long an instance was not ready, and why
 			if (totalRestored > 0) {
-				logger.info(String.format(java.util.Locale.ROOT,
+				logger.info(String.format(Locale.ROOT,
 						"Restored %d records into store %s from %s in %d ms (%.0f records/s)", totalRestored, store,
 						partition, nanos / 1_000_000, totalRestored / Math.max(nanos / 1e9, 1e-3)));
 			}

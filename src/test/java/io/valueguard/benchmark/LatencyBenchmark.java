@@ -32,6 +32,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.Test;
@@ -171,9 +172,9 @@ class LatencyBenchmark {
 						ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
 						ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest"),
 				new StringDeserializer(), new EvictionEventSerde().deserializer())) {
-			List<org.apache.kafka.common.TopicPartition> partitions = new ArrayList<>();
+			List<TopicPartition> partitions = new ArrayList<>();
 			for (int partition = 0; partition < PARTITIONS; partition++) {
-				partitions.add(new org.apache.kafka.common.TopicPartition(evictions, partition));
+				partitions.add(new TopicPartition(evictions, partition));
 			}
 			consumer.assign(partitions);
 			while (producing.get()) {

@@ -93,7 +93,7 @@ class StoreBenchmark {
 						"%,d keys, %,d values on one instance (processed in %.1f s): resident %,d MiB at most; heap %,d "
 								+ "MiB + RocksDB budget %,d MiB + 200 MiB = %,d MiB%n%n",
 						KEYS, KEYS / 2, millis / 1000.0, peak, HEAP_MIB, CACHE_MIB, bound));
-				report.append(restore(instance, admin, broker.bootstrapServers(), prefix));
+				report.append(restore(instance, broker.bootstrapServers(), prefix));
 				System.out.println(report);
 				Files.writeString(work.resolve("report.md"), report);
 				org.assertj.core.api.Assertions.assertThat(peak).as(report.toString()).isLessThanOrEqualTo(bound);
@@ -102,7 +102,7 @@ class StoreBenchmark {
 	}
 
 	/** Stops the instance, wipes its state, starts it again and compares each store's restore with a plain consumer. */
-	private static String restore(InstanceProcess instance, Admin admin, String bootstrapServers, String prefix)
+	private static String restore(InstanceProcess instance, String bootstrapServers, String prefix)
 			throws Exception {
 		instance.stop();
 		instance.wipeState();
@@ -133,10 +133,10 @@ class StoreBenchmark {
 		Map<String, String> changelogs = Map.of("bindings", prefix + "-keys-bindings-changelog", "owners",
 				prefix + "-values-owners-changelog");
 		// the first read warms up this JVM's consumer code, as the instance's restore consumers are warm by now
-		plainConsumerRate(admin, bootstrapServers, changelogs.get("owners"));
+		plainConsumerRate(bootstrapServers, changelogs.get("owners"));
 		for (Map.Entry<String, long[]> store : stores.entrySet()) {
 			double restoreRate = store.getValue()[0] / (store.getValue()[1] / 1000.0);
-			double plainRate = plainConsumerRate(admin, bootstrapServers, changelogs.get(store.getKey()));
+			double plainRate = plainConsumerRate(bootstrapServers, changelogs.get(store.getKey()));
 			report.append(String.format(Locale.ROOT, "| %s | %,d | %.1f s | %,.0f | %,.0f | %.2f |%n", store.getKey(),
 					store.getValue()[0], store.getValue()[1] / 1000.0, restoreRate, plainRate,
 					restoreRate / plainRate));
@@ -145,18 +145,14 @@ class StoreBenchmark {
 	}
 
 	/** Records per second of a consumer with default settings reading the whole topic (read_committed). */
-	private static double plainConsumerRate(Admin admin, String bootstrapServers, String topic) throws Exception {
+	private static double plainConsumerRate(String bootstrapServers, String topic) throws Exception {
 		try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(
 				Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
 						ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"),
 				new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-			List<TopicPartition> partitions = admin.describeTopics(List.of(topic))
-				.allTopicNames()
-				.get()
-				.get(topic)
-				.partitions()
+			List<TopicPartition> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(10))
 				.stream()
-				.map((partition) -> new TopicPartition(topic, partition.partition()))
+				.map((info) -> new TopicPartition(topic, info.partition()))
 				.toList();
 			consumer.assign(partitions);
 			consumer.seekToBeginning(partitions);
