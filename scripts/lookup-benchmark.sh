@@ -9,6 +9,9 @@
 #
 # JVM_OPTS_A and JVM_OPTS_B add JVM options to either instance, e.g. a flight recording:
 #   JVM_OPTS_A=-XX:StartFlightRecording=settings=profile,filename=/tmp/a.jfr scripts/lookup-benchmark.sh
+# PIN=1 stands in for separate hosts on a 2-core machine: instance A (the one asked) runs on core 0 alone, instance B
+# and wrk share core 1 (taskset). Then A's core bounds local lookups and forwards alike, as it would if B had a host
+# of its own; B sharing its core with wrk can only hold forwards back, never flatter them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-15}"
@@ -17,15 +20,18 @@ command -v wrk >/dev/null || { echo "wrk is needed: apt-get install wrk" >&2; ex
 jar=$(ls target/valueguard-*.jar | head -1)
 work=$(mktemp -d)
 kafka_port=19092
+pin_a=(); pin_b=()
+# the JVMs keep the view of two processors they would have unpinned (G1, thread pool sizes)
+if [ "${PIN:-0}" = 1 ]; then pin_a=(taskset -c 0); pin_b=(taskset -c 1); JVM_OPTS_A="-XX:ActiveProcessorCount=2 ${JVM_OPTS_A:-}"; JVM_OPTS_B="-XX:ActiveProcessorCount=2 ${JVM_OPTS_B:-}"; fi
 pids=()
 cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
 
-java -Xmx1g ${JVM_OPTS_A:-} -jar "$jar" --server.port=18080 --valueguard.embedded-kafka.port=$kafka_port \
+"${pin_a[@]}" java -Xmx1g ${JVM_OPTS_A:-} -jar "$jar" --server.port=18080 --valueguard.embedded-kafka.port=$kafka_port \
   --valueguard.embedded-kafka.log-dir="$work/kafka" --valueguard.state-dir="$work/a" > "$work/a.log" 2>&1 &
 pids+=($!)
 until curl -sf localhost:18080/actuator/health/readiness >/dev/null; do sleep 1; done
-java -Xmx1g ${JVM_OPTS_B:-} -jar "$jar" --server.port=18081 --spring.kafka.bootstrap-servers=localhost:$kafka_port \
+"${pin_b[@]}" java -Xmx1g ${JVM_OPTS_B:-} -jar "$jar" --server.port=18081 --spring.kafka.bootstrap-servers=localhost:$kafka_port \
   --valueguard.embedded-kafka.enabled=false --valueguard.state-dir="$work/b" > "$work/b.log" 2>&1 &
 pids+=($!)
 until curl -sf localhost:18081/actuator/health/readiness >/dev/null \
@@ -43,24 +49,24 @@ for i in $(seq 1 200); do
 done
 echo "local key: $local_key, forwarded key: $remote_key"
 
-# user or system CPU of both instances, in clock ticks (field 14 or 15 of /proc/<pid>/stat)
-ticks() { local total=0; for pid in "${pids[@]}"; do total=$((total + $(awk -v f="$1" '{print $f}' "/proc/$pid/stat"))); done; echo $total; }
+# CPU time (user + system) of one instance, in clock ticks (fields 14 and 15 of /proc/<pid>/stat)
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 hz=$(getconf CLK_TCK)
 run() {
-  local name="$1" url="$2" user system
-  user=$(ticks 14); system=$(ticks 15)
-  wrk -t2 -c8 -d"${seconds}s" --latency "$url" > "$work/wrk.txt"
-  user=$(($(ticks 14) - user)); system=$(($(ticks 15) - system))
+  local name="$1" url="$2" a b
+  a=$(ticks "${pids[0]}"); b=$(ticks "${pids[1]}")
+  "${pin_b[@]}" wrk -t2 -c8 -d"${seconds}s" --latency "$url" > "$work/wrk.txt"
+  a=$(($(ticks "${pids[0]}") - a)); b=$(($(ticks "${pids[1]}") - b))
   local rps p50 p99 requests
   rps=$(awk '/Requests\/sec/{print $2}' "$work/wrk.txt")
   p50=$(awk '$1=="50%"{print $2}' "$work/wrk.txt")
   p99=$(awk '$1=="99%"{print $2}' "$work/wrk.txt")
   requests=$(awk '/requests in/{print $1}' "$work/wrk.txt")
   per_thousand() { awk -v t="$1" -v hz="$hz" -v n="$requests" 'BEGIN{printf "%.0f", t * 1000 / hz / n * 1000}'; }
-  echo "| $name | $rps | $p50 | $p99 | $(per_thousand $((user + system))) ($(per_thousand $user) + $(per_thousand $system)) |"
+  echo "| $name | $rps | $p50 | $p99 | $(per_thousand $((a + b))) | $(per_thousand $a) | $(per_thousand $b) |"
 }
-echo "| lookup | requests/s | p50 | p99 | CPU ms of both instances per 1,000 requests (user + system) |"
-echo "| --- | --- | --- | --- | --- |"
+echo "| lookup | requests/s | p50 | p99 | CPU ms per 1,000 requests: both | A (asked) | B |"
+echo "| --- | --- | --- | --- | --- | --- | --- |"
 run "floor: /actuator/health/liveness" "http://localhost:18080/actuator/health/liveness"
 run "key held by the instance asked" "http://localhost:18080/api/bindings/$local_key"
 run "key it must forward" "http://localhost:18080/api/bindings/$remote_key"

@@ -6,7 +6,6 @@ import java.util.Map;
 import java.util.function.Predicate;
 
 import org.apache.kafka.streams.KafkaStreams;
-import org.apache.kafka.streams.StreamsConfig;
 
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
@@ -73,8 +72,7 @@ class StreamsHealth {
 		boolean up = true;
 		for (StreamsBuilderFactoryBean factory : factories) {
 			KafkaStreams streams = factory.getKafkaStreams();
-			String applicationId = (factory.getStreamsConfiguration() != null)
-					? factory.getStreamsConfiguration().getProperty(StreamsConfig.APPLICATION_ID_CONFIG) : "unknown";
+			String applicationId = StreamsClients.applicationIdOf(factory);
 			KafkaStreams.State state = (streams != null) ? streams.state() : KafkaStreams.State.CREATED;
 			states.put(applicationId, state.name());
 			up &= healthy.test(state);

@@ -16,12 +16,12 @@ import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
+import io.valueguard.kafka.StreamsClients;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.streams.KafkaStreams;
-import org.apache.kafka.streams.StreamsConfig;
 
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.kafka.config.StreamsBuilderFactoryBean;
@@ -187,7 +187,7 @@ class StreamsMeterBinder implements DisposableBean {
 
 			@Override
 			public void streamsAdded(String id, KafkaStreams streams) {
-				bind(id, applicationId(factoryBean), streams);
+				bind(id, StreamsClients.applicationIdOf(factoryBean), streams);
 			}
 
 			@Override
@@ -216,11 +216,6 @@ class StreamsMeterBinder implements DisposableBean {
 	public void destroy() {
 		this.bindings.values().forEach(Binding::close);
 		this.scheduler.shutdownNow();
-	}
-
-	static String applicationId(StreamsBuilderFactoryBean factoryBean) {
-		return (factoryBean.getStreamsConfiguration() != null)
-				? factoryBean.getStreamsConfiguration().getProperty(StreamsConfig.APPLICATION_ID_CONFIG) : "unknown";
 	}
 
 }

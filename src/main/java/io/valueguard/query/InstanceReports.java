@@ -10,7 +10,6 @@ import java.util.concurrent.CompletableFuture;
 import io.valueguard.kafka.StoreLags;
 import io.valueguard.kafka.StreamsClients;
 import org.apache.kafka.streams.KafkaStreams;
-import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.StreamsMetadata;
 import org.apache.kafka.streams.state.HostInfo;
 
@@ -78,8 +77,7 @@ class InstanceReports {
 		List<InstanceReport.Client> streams = new ArrayList<>();
 		for (StreamsBuilderFactoryBean factory : this.clients.all()) {
 			KafkaStreams client = factory.getKafkaStreams();
-			String applicationId = (factory.getStreamsConfiguration() != null)
-					? factory.getStreamsConfiguration().getProperty(StreamsConfig.APPLICATION_ID_CONFIG) : "unknown";
+			String applicationId = StreamsClients.applicationIdOf(factory);
 			streams.add(new InstanceReport.Client(applicationId, (client != null) ? client.state().name() : "CREATED"));
 		}
 		streams.sort(Comparator.comparing(InstanceReport.Client::applicationId));

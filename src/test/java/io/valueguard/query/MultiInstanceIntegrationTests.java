@@ -106,8 +106,30 @@ class MultiInstanceIntegrationTests {
 			expectedOwners.put("value-" + i, "thief-" + i);
 		}
 
+		// keys that need escaping: each is forwarded by the two instances that do not hold it
+		List<String> awkward = List.of("a b", "slash/and+plus", "query?&x=y#frag", "percent%20not-a-space", "ünï ☃");
+		for (int i = 0; i < awkward.size(); i++) {
+			assertThat(apis.get(0).claimByParameter(awkward.get(i), "awkward-" + i).status()).isEqualTo(202);
+			expectedBindings.put(awkward.get(i), "awkward-" + i);
+			expectedOwners.put("awkward-" + i, awkward.get(i));
+		}
+
 		Set<String> servers = new HashSet<>();
+		Set<String> forwarded = new HashSet<>();
 		for (ApiClient api : apis) {
+			String asked = names.get(apis.indexOf(api));
+			await("awkward keys right through " + api).atMost(PATIENCE).untilAsserted(() -> {
+				for (int i = 0; i < awkward.size(); i++) {
+					ApiClient.Reply reply = api.bindingByParameter(awkward.get(i));
+					assertThat(reply.status()).as(awkward.get(i)).isEqualTo(200);
+					assertThat(reply.json().get("key").asString()).isEqualTo(awkward.get(i));
+					assertThat(reply.json().get("value").asString()).isEqualTo("awkward-" + i);
+					String servedBy = reply.headers().firstValue("X-ValueGuard-Served-By").orElseThrow();
+					if (!servedBy.equals(asked)) {
+						forwarded.add(awkward.get(i));
+					}
+				}
+			});
 			await("every answer right through " + api).atMost(PATIENCE).untilAsserted(() -> {
 				for (int i = 0; i < 40; i++) {
 					String key = "key-" + i;
@@ -129,6 +151,8 @@ class MultiInstanceIntegrationTests {
 				}
 			});
 		}
+		assertThat(forwarded).as("each awkward key was forwarded by an instance that does not hold it")
+			.containsExactlyInAnyOrderElementsOf(awkward);
 		// answers came from all three instances' stores: lookups were forwarded
 		assertThat(servers).containsExactlyInAnyOrderElementsOf(names);
 		// standbys applied the changelogs, and the listener that counts it is installed with the other customizers
@@ -256,7 +280,7 @@ class MultiInstanceIntegrationTests {
 		String leaving = names.get(2);
 		List<String> keysOnLeaving = new ArrayList<>();
 		for (String key : expectedBindings.keySet()) {
-			if (apis.get(0).binding(key).headers().firstValue("X-ValueGuard-Served-By").orElseThrow().equals(leaving)) {
+			if (servedBy(apis.get(0).bindingByParameter(key)).equals(leaving)) {
 				keysOnLeaving.add(key);
 			}
 		}
@@ -266,7 +290,7 @@ class MultiInstanceIntegrationTests {
 
 		// during the gap the group still names the stopped instance as active: standbys answer stale reads
 		String key = keysOnLeaving.get(0);
-		ApiClient.Reply stale = apis.get(0).get("/api/bindings/" + key + "?maxLag=1000");
+		ApiClient.Reply stale = apis.get(0).get("/api/bindings?key=" + ApiClient.parameter(key) + "&maxLag=1000");
 		assertThat(stale.status()).isEqualTo(200);
 		assertThat(stale.json().get("value").asString()).isEqualTo(expectedBindings.get(key));
 		assertThat(stale.headers().firstValue("X-ValueGuard-Served-By")).isPresent().get().isNotEqualTo(leaving);
@@ -274,7 +298,7 @@ class MultiInstanceIntegrationTests {
 		assertThat(stale.headers().firstValue("X-ValueGuard-Offset-Lag")).isPresent();
 
 		// a plain lookup either waits out the gap within its budget or says when to retry
-		ApiClient.Reply plain = apis.get(0).binding(key);
+		ApiClient.Reply plain = apis.get(0).bindingByParameter(key);
 		if (plain.status() == 503) {
 			assertThat(plain.headers().firstValue("Retry-After")).isPresent();
 			assertThat(plain.json().get("type").asString()).endsWith("/store-unavailable");
@@ -286,7 +310,7 @@ class MultiInstanceIntegrationTests {
 		// once the group has moved the partitions, every key is answered by a new active
 		await("new actives answer").atMost(PATIENCE).untilAsserted(() -> {
 			for (String moved : keysOnLeaving) {
-				ApiClient.Reply reply = apis.get(1).binding(moved);
+				ApiClient.Reply reply = apis.get(1).bindingByParameter(moved);
 				assertThat(reply.status()).as(moved).isEqualTo(200);
 				assertThat(reply.json().get("value").asString()).isEqualTo(expectedBindings.get(moved));
 				assertThat(reply.headers().firstValue("X-ValueGuard-Served-By").orElseThrow()).isNotEqualTo(leaving);
@@ -304,7 +328,7 @@ class MultiInstanceIntegrationTests {
 		String after = null;
 		Map<String, Integer> pages = new HashMap<>();
 		do {
-			ApiClient.Reply reply = api.get(path + "?limit=7" + ((after != null) ? "&after=" + after : ""));
+			ApiClient.Reply reply = api.get(path + "?limit=7" + ((after != null) ? "&after=" + ApiClient.parameter(after) : ""));
 			assertThat(reply.status()).as(reply.body()).isEqualTo(200);
 			JsonNode page = reply.json();
 			for (JsonNode item : page.get("items")) {

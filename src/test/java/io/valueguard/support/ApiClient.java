@@ -86,6 +86,11 @@ public final class ApiClient {
 		return get("/api/bindings/" + segment(key));
 	}
 
+	/** The query form, for keys a path segment cannot carry. */
+	public Reply bindingByParameter(String key) {
+		return get("/api/bindings?key=" + parameter(key));
+	}
+
 	public Reply owner(String value) {
 		return get("/api/owners/" + segment(value));
 	}
@@ -149,7 +154,8 @@ public final class ApiClient {
 	}
 
 	public static String parameter(String text) {
-		return UriUtils.encodeQueryParam(text, StandardCharsets.UTF_8);
+		// RFC 3986 allows '+' in a query, but servlet containers read it as a space, as forms do
+		return UriUtils.encodeQueryParam(text, StandardCharsets.UTF_8).replace("+", "%2B");
 	}
 
 	private static String segment(String text) {
