@@ -5,7 +5,10 @@
 # Besides requests/s and latency, the CPU both instances spent per 1,000 requests (from /proc; wrk's own is left out):
 # on a machine where wrk and both instances share the cores, that is what bounds requests/s.
 #
-#   scripts/lookup-benchmark.sh [seconds]
+#   scripts/lookup-benchmark.sh [seconds] [warm-up seconds]
+#
+# Every path is first driven for the warm-up time without measuring (default 30 s each, in two rounds): a cold forward path
+# spends most of its first half-minute compiling, which once made forwards look twice as expensive as they are.
 #
 # JVM_OPTS_A and JVM_OPTS_B add JVM options to either instance, e.g. a flight recording:
 #   JVM_OPTS_A=-XX:StartFlightRecording=settings=profile,filename=/tmp/a.jfr scripts/lookup-benchmark.sh
@@ -15,17 +18,25 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-15}"
+warmup="${2:-30}"
 command -v wrk >/dev/null || { echo "wrk is needed: apt-get install wrk" >&2; exit 1; }
 ./mvnw -B -ntp -q package -DskipTests
 jar=$(ls target/valueguard-*.jar | head -1)
 work=$(mktemp -d)
 kafka_port=19092
 pin_a=(); pin_b=()
-# the JVMs keep the view of two processors they would have unpinned (G1, thread pool sizes)
-if [ "${PIN:-0}" = 1 ]; then pin_a=(taskset -c 0); pin_b=(taskset -c 1); JVM_OPTS_A="-XX:ActiveProcessorCount=2 ${JVM_OPTS_A:-}"; JVM_OPTS_B="-XX:ActiveProcessorCount=2 ${JVM_OPTS_B:-}"; fi
+if [ "${PIN:-0}" = 1 ]; then pin_a=(taskset -c 0); pin_b=(taskset -c 1); fi
 pids=()
-cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
+# B first, while A's broker still runs, so that B's streams clients can close promptly
+cleanup() {
+  for ((i = ${#pids[@]} - 1; i >= 0; i--)); do kill "${pids[i]}" 2>/dev/null || true; wait "${pids[i]}" 2>/dev/null || true; done
+  rm -rf "$work"
+}
 trap cleanup EXIT
+# an instance left over from another run would answer in place of ours
+for port in 18080 18081 $kafka_port; do
+  if (exec 3<>"/dev/tcp/localhost/$port") 2>/dev/null; then echo "port $port is in use: stop what holds it first" >&2; exit 1; fi
+done
 
 "${pin_a[@]}" java -Xmx1g ${JVM_OPTS_A:-} -jar "$jar" --server.port=18080 --valueguard.embedded-kafka.port=$kafka_port \
   --valueguard.embedded-kafka.log-dir="$work/kafka" --valueguard.state-dir="$work/a" > "$work/a.log" 2>&1 &
@@ -65,8 +76,13 @@ run() {
   per_thousand() { awk -v t="$1" -v hz="$hz" -v n="$requests" 'BEGIN{printf "%.0f", t * 1000 / hz / n * 1000}'; }
   echo "| $name | $rps | $p50 | $p99 | $(per_thousand $((a + b))) | $(per_thousand $a) | $(per_thousand $b) |"
 }
+urls=("http://localhost:18080/actuator/health/liveness" "http://localhost:18080/api/bindings/$local_key"
+  "http://localhost:18080/api/bindings/$remote_key")
+for round in 1 2; do
+  for url in "${urls[@]}"; do "${pin_b[@]}" wrk -t2 -c8 -d"$((warmup / 2))s" "$url" > /dev/null; done
+done
 echo "| lookup | requests/s | p50 | p99 | CPU ms per 1,000 requests: both | A (asked) | B |"
 echo "| --- | --- | --- | --- | --- | --- | --- |"
-run "floor: /actuator/health/liveness" "http://localhost:18080/actuator/health/liveness"
-run "key held by the instance asked" "http://localhost:18080/api/bindings/$local_key"
-run "key it must forward" "http://localhost:18080/api/bindings/$remote_key"
+run "floor: /actuator/health/liveness" "${urls[0]}"
+run "key held by the instance asked" "${urls[1]}"
+run "key it must forward" "${urls[2]}"

@@ -3,10 +3,8 @@ package io.valueguard.query;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -14,6 +12,18 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
 import io.valueguard.kafka.StreamsClients;
+import org.apache.hc.client5.http.classic.methods.HttpGet;
+import org.apache.hc.client5.http.config.ConnectionConfig;
+import org.apache.hc.client5.http.config.RequestConfig;
+import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
+import org.apache.hc.client5.http.impl.classic.HttpClients;
+import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
+import org.apache.hc.core5.http.ClassicHttpResponse;
+import org.apache.hc.core5.http.Header;
+import org.apache.hc.core5.http.io.entity.EntityUtils;
+import org.apache.hc.core5.io.CloseMode;
+import org.apache.hc.core5.util.TimeValue;
+import org.apache.hc.core5.util.Timeout;
 import org.apache.kafka.streams.state.HostInfo;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
@@ -23,15 +33,18 @@ import org.springframework.core.ParameterizedTypeReference;
 import org.springframework.core.ResolvableType;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
-import org.springframework.http.client.JdkClientHttpRequestFactory;
+import org.springframework.http.client.HttpComponentsClientHttpRequestFactory;
 import org.springframework.stereotype.Component;
 import org.springframework.web.client.RestClient;
 import org.springframework.web.client.RestClientException;
 import org.springframework.web.util.UriComponentsBuilder;
 
 /**
- * Calls other instances: one pooled {@link RestClient} with connect and read timeouts. Every call carries
+ * Calls other instances over one pool of kept-alive connections, with connect and read timeouts. Every call carries
  * {@link ForwardingHeaders#FORWARDED}, so the other instance answers from its own stores and never forwards again.
+ * The client is Apache HttpClient's blocking one, which works in the calling thread: the JDK's client hands every
+ * exchange to its selector and executor threads, and those hand-offs cost the asking instance more than twice the
+ * CPU of answering a local lookup (docs/benchmarks.md).
  */
 @Component
 class RemoteInstances implements DisposableBean {
@@ -47,11 +60,14 @@ class RemoteInstances implements DisposableBean {
 
 	private static final JsonMapper JSON = JsonMapper.builder().build();
 
+	/** Concurrent calls to one instance; a call that finds them all busy waits up to the connect timeout. */
+	private static final int CONNECTIONS_PER_INSTANCE = 64;
+
+	private static final int CONNECTIONS = 256;
+
 	private final RestClient client;
 
-	private final HttpClient http;
-
-	private final java.time.Duration readTimeout;
+	private final CloseableHttpClient http;
 
 	private final String self;
 
@@ -62,15 +78,34 @@ class RemoteInstances implements DisposableBean {
 	});
 
 	RemoteInstances(QueryProperties properties, StreamsClients clients) {
-		this.http = HttpClient.newBuilder()
-			.version(HttpClient.Version.HTTP_1_1)
-			.connectTimeout(properties.connectTimeout())
+		ConnectionConfig connections = ConnectionConfig.custom()
+			.setConnectTimeout(timeout(properties.connectTimeout()))
+			.setSocketTimeout(timeout(properties.readTimeout()))
+			// the other instance closes connections that idle too long: check one before reusing it after a pause
+			.setValidateAfterInactivity(TimeValue.ofSeconds(2))
 			.build();
-		this.readTimeout = properties.readTimeout();
-		JdkClientHttpRequestFactory factory = new JdkClientHttpRequestFactory(this.http);
-		factory.setReadTimeout(properties.readTimeout());
-		this.client = RestClient.builder().requestFactory(factory).build();
+		this.http = HttpClients.custom()
+			.setConnectionManager(PoolingHttpClientConnectionManagerBuilder.create()
+				.setDefaultConnectionConfig(connections)
+				.setMaxConnPerRoute(CONNECTIONS_PER_INSTANCE)
+				.setMaxConnTotal(CONNECTIONS)
+				.build())
+			.setDefaultRequestConfig(RequestConfig.custom()
+				.setConnectionRequestTimeout(timeout(properties.connectTimeout()))
+				.setResponseTimeout(timeout(properties.readTimeout()))
+				.build())
+			.evictIdleConnections(TimeValue.ofSeconds(30))
+			.disableCookieManagement()
+			.disableAuthCaching()
+			.disableRedirectHandling()
+			.disableContentCompression()
+			.build();
+		this.client = RestClient.builder().requestFactory(new HttpComponentsClientHttpRequestFactory(this.http)).build();
 		this.self = Hosts.name(clients.self());
+	}
+
+	private static Timeout timeout(Duration duration) {
+		return Timeout.ofMilliseconds(duration.toMillis());
 	}
 
 	ExecutorService fanOut() {
@@ -79,38 +114,41 @@ class RemoteInstances implements DisposableBean {
 
 	/**
 	 * Looks one entry up on {@code host}; an empty entry means the host holds the partition and the key is absent.
-	 * This is the hot path of forwarding, so it talks to the JDK client directly, HTTP/1.1 on kept-alive
-	 * connections, the body read as bytes and parsed once: through RestClient, a forwarded lookup cost nearly twice
-	 * as much (docs/benchmarks.md).
+	 * This is the hot path of forwarding, so it skips {@link RestClient}: the body is read as bytes and parsed once.
 	 */
 	<T> Answer<T> lookup(HostInfo host, StoreView<?, T> view, String key, @Nullable Long maxLag) {
 		// the query form: it carries every key, '/' included, which a path segment cannot
-		HttpRequest request = HttpRequest.newBuilder(uri(host, view, maxLag, key))
-			.header(ForwardingHeaders.FORWARDED, this.self)
-			.header("Accept", "application/json")
-			.timeout(this.readTimeout)
-			.GET()
-			.build();
-		HttpResponse<byte[]> response;
+		HttpGet request = new HttpGet(uri(host, view, maxLag, key));
+		request.setHeader(ForwardingHeaders.FORWARDED, this.self);
+		request.setHeader("Accept", "application/json");
 		try {
-			response = this.http.send(request, HttpResponse.BodyHandlers.ofByteArray());
+			return this.http.execute(request, (response) -> answer(host, view, response));
 		}
 		catch (IOException ex) {
 			throw new UnavailableException("Cannot reach " + Hosts.name(host) + ": " + ex.getMessage(), ex);
 		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new UnavailableException("Interrupted while asking " + Hosts.name(host), ex);
+	}
+
+	private static <T> Answer<T> answer(HostInfo host, StoreView<?, T> view, ClassicHttpResponse response)
+			throws IOException {
+		String servedBy = header(response, ForwardingHeaders.SERVED_BY);
+		String lag = header(response, ForwardingHeaders.OFFSET_LAG);
+		Long offsetLag = (lag != null) ? Long.valueOf(lag) : null;
+		if (response.getCode() == HttpStatus.OK.value()) {
+			T entry = JSON.readValue(EntityUtils.toByteArray(response.getEntity()), view.type());
+			return new Answer<>(entry, (servedBy != null) ? servedBy : Hosts.name(host), offsetLag);
 		}
-		String servedBy = response.headers().firstValue(ForwardingHeaders.SERVED_BY).orElse(Hosts.name(host));
-		Long lag = response.headers().firstValue(ForwardingHeaders.OFFSET_LAG).map(Long::valueOf).orElse(null);
-		if (response.statusCode() == HttpStatus.OK.value()) {
-			return new Answer<>(JSON.readValue(response.body(), view.type()), servedBy, lag);
+		// read to the end, so that the connection goes back to the pool
+		EntityUtils.consume(response.getEntity());
+		if (response.getCode() == HttpStatus.NOT_FOUND.value()) {
+			return new Answer<>(null, (servedBy != null) ? servedBy : Hosts.name(host), offsetLag);
 		}
-		if (response.statusCode() == HttpStatus.NOT_FOUND.value()) {
-			return new Answer<>(null, servedBy, lag);
-		}
-		throw new UnavailableException(Hosts.name(host) + " answered " + response.statusCode(), null);
+		throw new UnavailableException(Hosts.name(host) + " answered " + response.getCode(), null);
+	}
+
+	private static @Nullable String header(ClassicHttpResponse response, String name) {
+		Header header = response.getFirstHeader(name);
+		return (header != null) ? header.getValue() : null;
 	}
 
 	/**
@@ -195,6 +233,7 @@ class RemoteInstances implements DisposableBean {
 	@Override
 	public void destroy() {
 		this.fanOut.shutdownNow();
+		this.http.close(CloseMode.GRACEFUL);
 	}
 
 }
