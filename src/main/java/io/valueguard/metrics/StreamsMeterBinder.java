@@ -22,18 +22,19 @@ import org.apache.commons.logging.LogFactory;
 import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.streams.KafkaStreams;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.kafka.config.StreamsBuilderFactoryBean;
 
 /**
  * Kafka Streams' own metrics (client, thread, task, processor and state store, RocksDB's statistics- and
- * property-based ones included) in Micrometer, bound once per streams client and kept in step as tasks come and go.
- * Tags are stable and the same for every meter of a name: {@code application_id}, and {@code thread}, {@code task},
- * {@code store}, {@code processor} where Kafka has them. The random client and process ids are left out, so series
- * survive restarts and both stages' stores can never collide on tag keys. Values that are not finite numbers are
- * exposed as NaN, and a counter that Kafka resets or reports negative (as after a restore) holds its greatest value,
- * so a scrape never fails.
+ * property-based ones included, and those of its consumers, producers and admin client) in Micrometer, bound once per
+ * streams client and kept in step as tasks come and go. Tags are stable and the same for every meter of a name:
+ * {@code application_id}, and {@code thread}, {@code task}, {@code store}, {@code processor}, {@code client} where
+ * Kafka has them. The random client and process ids are left out, so series survive restarts and both stages' stores
+ * can never collide on tag keys. Values that are not finite numbers are exposed as NaN, and a counter that Kafka
+ * resets or reports negative (as after a restore) holds its greatest value, so a scrape never fails.
  */
 class StreamsMeterBinder implements DisposableBean {
 
@@ -67,6 +68,8 @@ class StreamsMeterBinder implements DisposableBean {
 
 		private final ScheduledFuture<?> refresh;
 
+		private boolean closed;
+
 		Binding(String applicationId, KafkaStreams streams) {
 			this.applicationId = applicationId;
 			this.streams = streams;
@@ -74,13 +77,19 @@ class StreamsMeterBinder implements DisposableBean {
 					StreamsMeterBinder.this.refreshMillis, TimeUnit.MILLISECONDS);
 		}
 
-		void refresh() {
+		synchronized void refresh() {
+			if (this.closed) {
+				return;
+			}
 			try {
 				Map<MetricName, ? extends Metric> current = this.streams.metrics();
 				current.forEach((name, metric) -> {
 					// text-valued metrics (ids, versions) say nothing a time series can
-					if (metric.metricValue() instanceof Number) {
-						this.meters.computeIfAbsent(name, (key) -> bind(key, metric));
+					if (metric.metricValue() instanceof Number && !this.meters.containsKey(name)) {
+						Meter meter = bind(name, metric);
+						if (meter != null) {
+							this.meters.put(name, meter);
+						}
 					}
 				});
 				List<MetricName> gone = new ArrayList<>();
@@ -96,9 +105,15 @@ class StreamsMeterBinder implements DisposableBean {
 			}
 		}
 
-		private Meter bind(MetricName name, Metric metric) {
+		private @Nullable Meter bind(MetricName name, Metric metric) {
 			String meterName = meterName(name);
 			Tags tags = tags(this.applicationId, name);
+			// two metrics on one meter would share it, and the first to go would take it along; the tags keep Kafka's
+			// apart (client, topic, partition), and one they do not is left out
+			if (StreamsMeterBinder.this.registry.find(meterName).tags(tags).meter() != null) {
+				logger.debug("Kafka metric " + name + " maps to a meter that is already bound: left out");
+				return null;
+			}
 			if (name.name().endsWith("-total")) {
 				return FunctionCounter.builder(meterName, metric, new LastGoodValue())
 					.description(name.description())
@@ -111,7 +126,8 @@ class StreamsMeterBinder implements DisposableBean {
 				.register(StreamsMeterBinder.this.registry);
 		}
 
-		void close() {
+		synchronized void close() {
+			this.closed = true;
 			this.refresh.cancel(false);
 			this.meters.values().forEach(StreamsMeterBinder.this.registry::remove);
 			this.meters.clear();
@@ -144,10 +160,20 @@ class StreamsMeterBinder implements DisposableBean {
 		return Double.NaN;
 	}
 
-	/** {@code stream-state-metrics} and {@code block-cache-usage} become {@code kafka.stream.state.block.cache.usage}. */
+	/**
+	 * {@code stream-state-metrics} and {@code block-cache-usage} become {@code kafka.stream.state.block.cache.usage}.
+	 * Kafka reports some metrics of one group and name for a whole consumer, per topic and per partition (for instance
+	 * {@code records-lag-max}); Prometheus wants one set of tag keys per name, so the scope becomes part of the name:
+	 * {@code kafka.stream.consumer.fetch.manager.partition.records.lag.max}.
+	 */
 	static String meterName(MetricName name) {
 		String group = name.group().replaceFirst("-metrics$", "").replaceFirst("^stream-", "");
 		String prefix = group.equals("stream") ? "kafka.stream" : "kafka.stream." + group;
+		String scope = name.tags().containsKey("partition") ? "partition"
+				: name.tags().containsKey("topic") ? "topic" : null;
+		if (scope != null && !group.contains(scope)) {
+			prefix = prefix + "." + scope;
+		}
 		return (prefix + "." + name.name()).replace('-', '.').toLowerCase(Locale.ROOT);
 	}
 
@@ -156,9 +182,10 @@ class StreamsMeterBinder implements DisposableBean {
 		tags.add(Tag.of("application_id", applicationId));
 		name.tags().forEach((key, value) -> {
 			switch (key) {
-				case "client-id", "process-id" -> {
+				case "process-id" -> {
 					// random per process: left out so that series survive restarts
 				}
+				case "client-id" -> tags.add(Tag.of("client", clientRole(value)));
 				case "thread-id" -> tags.add(Tag.of("thread", threadIndex(value)));
 				case "task-id" -> tags.add(Tag.of("task", value));
 				case "processor-node-id" -> tags.add(Tag.of("processor", value));
@@ -169,6 +196,25 @@ class StreamsMeterBinder implements DisposableBean {
 			}
 		});
 		return Tags.of(tags);
+	}
+
+	/**
+	 * Which of a streams client's Kafka clients a metric is of, without the random process id the client id
+	 * starts with: {@code StreamThread-1-consumer}, {@code restore-consumer} (one per streams client in Kafka 4.1),
+	 * {@code StreamThread-1-producer}, {@code admin}, {@code global-consumer}, or {@code streams} for the streams
+	 * client itself. The main and the restore consumer report the same metric names; without this they would collide.
+	 */
+	static String clientRole(String clientId) {
+		int thread = clientId.lastIndexOf("StreamThread-");
+		if (thread >= 0) {
+			return clientId.substring(thread);
+		}
+		for (String role : List.of("global-consumer", "restore-consumer", "admin")) {
+			if (clientId.endsWith("-" + role)) {
+				return role;
+			}
+		}
+		return "streams";
 	}
 
 	/** {@code valueguard-keys-<uuid>-StreamThread-2} becomes {@code 2}. */
@@ -199,10 +245,10 @@ class StreamsMeterBinder implements DisposableBean {
 	}
 
 	void bind(String id, String applicationId, KafkaStreams streams) {
-		Binding previous = this.bindings.put(id, new Binding(applicationId, streams));
-		if (previous != null) {
-			previous.close();
-		}
+		// the old client's meters go first: the new client registers the same meters, and removing the old ones
+		// after that would take the new ones with them
+		unbind(id);
+		this.bindings.put(id, new Binding(applicationId, streams));
 	}
 
 	void unbind(String id) {

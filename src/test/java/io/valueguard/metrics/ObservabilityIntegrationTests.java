@@ -142,6 +142,16 @@ class ObservabilityIntegrationTests {
 			assertThat(scrape.values("kafka_stream_state_write_stall_duration_total")).isNotEmpty();
 			assertThat(scrape.values("kafka_stream_task_process_total", "application_id=\"valueguard-keys\""))
 				.isNotEmpty();
+			// the main and the restore consumer report the same names, per consumer, topic and partition: each is a
+			// series of its own (they used to collide, and the per-topic ones failed to register)
+			String consumed = "kafka_stream_consumer_fetch_manager_records_consumed_total";
+			assertThat(scrape.values(consumed, "client=\"StreamThread-1-consumer\"")).hasSize(2)
+				.anySatisfy((records) -> assertThat(records).isPositive());
+			assertThat(scrape.values(consumed, "client=\"restore-consumer\"")).hasSize(2);
+			assertThat(scrape.sum("kafka_stream_consumer_fetch_manager_topic_records_consumed_total",
+					"application_id=\"valueguard-keys\"", "topic=\"valueguard.claims\"").orElse(0))
+				.isGreaterThanOrEqualTo(12);
+			assertThat(scrape.values("kafka_stream_consumer_fetch_manager_partition_records_lag_max")).isNotEmpty();
 		});
 	}
 
