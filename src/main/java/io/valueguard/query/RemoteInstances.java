@@ -15,12 +15,15 @@ import io.valueguard.kafka.StreamsClients;
 import org.apache.hc.client5.http.classic.methods.HttpGet;
 import org.apache.hc.client5.http.config.ConnectionConfig;
 import org.apache.hc.client5.http.config.RequestConfig;
+import org.apache.hc.client5.http.impl.DefaultHttpRequestRetryStrategy;
 import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
 import org.apache.hc.client5.http.impl.classic.HttpClients;
 import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
 import org.apache.hc.core5.http.ClassicHttpResponse;
 import org.apache.hc.core5.http.Header;
+import org.apache.hc.core5.http.HttpResponse;
 import org.apache.hc.core5.http.io.entity.EntityUtils;
+import org.apache.hc.core5.http.protocol.HttpContext;
 import org.apache.hc.core5.io.CloseMode;
 import org.apache.hc.core5.util.TimeValue;
 import org.apache.hc.core5.util.Timeout;
@@ -94,6 +97,7 @@ class RemoteInstances implements DisposableBean {
 				.setConnectionRequestTimeout(timeout(properties.connectTimeout()))
 				.setResponseTimeout(timeout(properties.readTimeout()))
 				.build())
+			.setRetryStrategy(new RetryStaleConnections())
 			.evictIdleConnections(TimeValue.ofSeconds(30))
 			.disableCookieManagement()
 			.disableAuthCaching()
@@ -102,6 +106,25 @@ class RemoteInstances implements DisposableBean {
 			.build();
 		this.client = RestClient.builder().requestFactory(new HttpComponentsClientHttpRequestFactory(this.http)).build();
 		this.self = Hosts.name(clients.self());
+	}
+
+	/**
+	 * A call that fails on the wire before any answer is retried once at once, for a kept-alive connection the other
+	 * instance closed just then (idempotent calls only). An answer is never retried here: a 503 means "ask again
+	 * with fresh metadata", which {@link LookupRouter} does within its budget, and the client's own retry would wait
+	 * out the Retry-After on the same host.
+	 */
+	private static final class RetryStaleConnections extends DefaultHttpRequestRetryStrategy {
+
+		RetryStaleConnections() {
+			super(1, TimeValue.ZERO_MILLISECONDS);
+		}
+
+		@Override
+		public boolean retryRequest(HttpResponse response, int execCount, HttpContext context) {
+			return false;
+		}
+
 	}
 
 	private static Timeout timeout(Duration duration) {
