@@ -154,17 +154,18 @@ class RemoteInstances implements DisposableBean {
 
 	private static <T> Answer<T> answer(HostInfo host, StoreView<?, T> view, ClassicHttpResponse response)
 			throws IOException {
-		String servedBy = header(response, ForwardingHeaders.SERVED_BY);
+		String header = header(response, ForwardingHeaders.SERVED_BY);
+		String servedBy = (header != null) ? header : Hosts.name(host);
 		String lag = header(response, ForwardingHeaders.OFFSET_LAG);
 		Long offsetLag = (lag != null) ? Long.valueOf(lag) : null;
 		if (response.getCode() == HttpStatus.OK.value()) {
 			T entry = JSON.readValue(EntityUtils.toByteArray(response.getEntity()), view.type());
-			return new Answer<>(entry, (servedBy != null) ? servedBy : Hosts.name(host), offsetLag);
+			return new Answer<>(entry, servedBy, offsetLag);
 		}
 		// read to the end, so that the connection goes back to the pool
 		EntityUtils.consume(response.getEntity());
 		if (response.getCode() == HttpStatus.NOT_FOUND.value()) {
-			return new Answer<>(null, (servedBy != null) ? servedBy : Hosts.name(host), offsetLag);
+			return new Answer<>(null, servedBy, offsetLag);
 		}
 		throw new UnavailableException(Hosts.name(host) + " answered " + response.getCode(), null);
 	}
