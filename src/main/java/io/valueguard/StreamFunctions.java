@@ -4,8 +4,8 @@ import java.util.function.Function;
 
 import io.valueguard.claims.KeyStageTopology;
 import io.valueguard.kafka.TopicProvisioner;
-import io.valueguard.messages.Eviction;
-import io.valueguard.messages.OwnerCommand;
+import io.valueguard.messages.CommandBatch;
+import io.valueguard.messages.VerdictBatch;
 import io.valueguard.metrics.PipelineMetrics;
 import io.valueguard.owners.ValueStageTopology;
 import io.valueguard.system.ValueGuardProperties;
@@ -18,7 +18,7 @@ import org.springframework.context.annotation.Configuration;
 /**
  * The two stages as Spring Cloud Stream functions; each becomes its own Kafka Streams application. {@code keyStage}
  * takes the claims ({@code keyStage-in-0}) and the verdicts ({@code keyStage-in-1}) and returns bindings, eviction
- * events, owner commands and dead letters ({@code keyStage-out-0} to {@code -out-3}); {@code valueStage} takes owner
+ * events, batches of owner commands and dead letters ({@code keyStage-out-0} to {@code -out-3}); {@code valueStage} takes owner
  * commands ({@code valueStage-in-0}) and returns verdicts ({@code valueStage-out-0}). Destinations and serdes are
  * binding settings, derived in {@code application.yml} from {@code valueguard.topics.*}.
  */
@@ -27,21 +27,27 @@ class StreamFunctions {
 
 	// The provisioner parameter makes sure every topic exists, with co-partitioning checked, before any binding.
 	@Bean
-	Function<KStream<byte[], byte[]>, Function<KStream<String, Eviction>, KStream<?, ?>[]>> keyStage(
+	Function<KStream<byte[], byte[]>, Function<KStream<String, VerdictBatch>, KStream<?, ?>[]>> keyStage(
 			ValueGuardProperties properties, PipelineMetrics events, TopicProvisioner provisioner) {
-		return new KeyStageTopology(properties, events);
+		return new KeyStageTopology(properties, events, provisioner.ownerCommandsPartitions());
 	}
 
 	@Bean
-	Function<KStream<String, OwnerCommand>, KStream<String, Eviction>> valueStage(ValueGuardProperties properties,
-			PipelineMetrics events, TopicProvisioner provisioner) {
+	Function<KStream<String, CommandBatch>, KStream<String, VerdictBatch>> valueStage(
+			ValueGuardProperties properties, PipelineMetrics events, TopicProvisioner provisioner) {
 		return new ValueStageTopology(properties, events);
 	}
 
-	/** The {@code valueStage-out-0} binding's partitioner: each verdict to its key's claims partition. */
+	/** The {@code keyStage-out-2} binding's partitioner: each batch of commands to the partition it was made for. */
 	@Bean
-	StreamPartitioner<String, Eviction> verdictPartitioner() {
-		return ValueStageTopology.VERDICT_PARTITIONER;
+	StreamPartitioner<String, CommandBatch> commandPartitioner(TopicProvisioner provisioner) {
+		return CommandBatch.partitioner(provisioner.ownerCommandsPartitions());
+	}
+
+	/** The {@code valueStage-out-0} binding's partitioner: each batch of verdicts to its keys' claims partition. */
+	@Bean
+	StreamPartitioner<String, VerdictBatch> verdictPartitioner() {
+		return VerdictBatch.PARTITIONER;
 	}
 
 }

@@ -1,6 +1,6 @@
 package io.valueguard.claims;
 
-import io.valueguard.messages.OwnerCommand;
+import io.valueguard.messages.CommandBatch;
 import org.jspecify.annotations.Nullable;
 
 /** What the key stage processor emits, each bound for its own topic. */
@@ -16,8 +16,8 @@ sealed interface KeyOutput {
 
 	}
 
-	/** A claim or release for the value stage. Keyed by value. */
-	record Command(OwnerCommand command) implements KeyOutput {
+	/** Claims and releases for the values of one owner-commands partition. No key: the batch names its values. */
+	record Commands(CommandBatch batch) implements KeyOutput {
 
 	}
 

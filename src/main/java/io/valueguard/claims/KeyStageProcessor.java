@@ -1,15 +1,20 @@
 package io.valueguard.claims;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Set;
 
+import io.valueguard.messages.CommandBatch;
 import io.valueguard.messages.Eviction;
 import io.valueguard.messages.OwnerCommand;
+import io.valueguard.messages.VerdictBatch;
 import io.valueguard.system.KeyValueStoreTable;
+import io.valueguard.system.Outbox;
 import io.valueguard.system.RecordSource;
 import io.valueguard.system.StoreType;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.utils.Utils;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.ProcessorSupplier;
@@ -25,20 +30,24 @@ final class KeyStageProcessor implements Processor<String, KeyInput, String, Key
 	/** Name of the key stage's store: key to its current claim. */
 	static final String STORE = "bindings";
 
+	/** Name of the store that holds the task's commands until they go out in batches. */
+	static final String OUTBOX = "owner-command-outbox";
+
 	static ProcessorSupplier<String, KeyInput, String, KeyOutput> supplier(KeyStageEvents events,
-			StoreType storeType) {
+			StoreType storeType, int commandPartitions) {
 		StoreBuilder<KeyValueStore<String, KeyClaim>> store = Stores
 			.keyValueStoreBuilder(storeType.supplier(STORE), Serdes.String(), new KeyClaim.Serde());
+		StoreBuilder<Outbox<CommandBatch.Entry>> outbox = Outbox.builder(OUTBOX);
 		return new ProcessorSupplier<>() {
 
 			@Override
 			public Processor<String, KeyInput, String, KeyOutput> get() {
-				return new KeyStageProcessor(events);
+				return new KeyStageProcessor(events, commandPartitions);
 			}
 
 			@Override
 			public Set<StoreBuilder<?>> stores() {
-				return Set.of(store);
+				return Set.of(store, outbox);
 			}
 
 		};
@@ -48,15 +57,17 @@ final class KeyStageProcessor implements Processor<String, KeyInput, String, Key
 
 	private final KeyStageEvents events;
 
+	private final int commandPartitions;
+
 	private @Nullable ProcessorContext<String, KeyOutput> context;
 
 	private @Nullable KeyStage stage;
 
-	/** Timestamp of the record being processed: every output carries it, so stream time flows on. */
-	private long recordTimestamp;
+	private @Nullable Outbox<CommandBatch.Entry> outbox;
 
-	private KeyStageProcessor(KeyStageEvents events) {
+	private KeyStageProcessor(KeyStageEvents events, int commandPartitions) {
 		this.events = events;
+		this.commandPartitions = commandPartitions;
 	}
 
 	@Override
@@ -64,27 +75,41 @@ final class KeyStageProcessor implements Processor<String, KeyInput, String, Key
 		this.context = context;
 		KeyValueStore<String, KeyClaim> store = context.getStateStore(STORE);
 		this.stage = new KeyStage(new KeyValueStoreTable<>(store), new Effects());
+		this.outbox = context.getStateStore(OUTBOX);
+		this.outbox.connect(context, (partition, entries) -> {
+			CommandBatch batch = new CommandBatch(partition, entries);
+			context.forward(new Record<>(null, new KeyOutput.Commands(batch), batch.timestamp()));
+		});
 	}
 
 	@Override
 	public void process(Record<String, KeyInput> record) {
-		this.recordTimestamp = record.timestamp();
-		KeyStage.Outcome outcome;
-		if (record.value() instanceof KeyInput.Verdict verdict) {
-			if (record.key() == null || verdict.eviction() == null) {
-				// only a foreign producer writes these here; failing on them would kill the thread on every replay
-				String source = RecordSource.of(this.context, "the eviction-feedback topic");
-				logger.warn("Skipped a verdict without " + ((record.key() == null) ? "key" : "value") + " on " + source
-						+ ": ValueGuard never writes one there");
+		if (record.value() instanceof KeyInput.Verdicts verdicts) {
+			if (verdicts.batch() == null) {
+				skipForeign(record, "value");
 				return;
 			}
-			outcome = this.stage.evict(record.key(), verdict.eviction(), this.context.currentSystemTimeMs());
+			long now = this.context.currentSystemTimeMs();
+			for (VerdictBatch.Entry entry : verdicts.batch().entries()) {
+				// a single verdict from before batching names its key in the record key
+				String key = (entry.key() != null) ? entry.key() : record.key();
+				if (key == null) {
+					skipForeign(record, "key");
+					continue;
+				}
+				this.events.keyStage(this.stage.evict(key, entry.eviction(), now));
+			}
 		}
 		else {
-			outcome = this.stage.apply(record.key(), ((KeyInput.Claim) record.value()).value(), record.timestamp(),
-					this.context.taskId().partition());
+			this.events.keyStage(this.stage.apply(record.key(), ((KeyInput.Claim) record.value()).value(),
+					record.timestamp(), this.context.taskId().partition()));
 		}
-		this.events.keyStage(outcome);
+	}
+
+	// only a foreign producer writes these here; failing on them would kill the thread on every replay
+	private void skipForeign(Record<String, KeyInput> record, String missing) {
+		String source = RecordSource.of(this.context, "the eviction-feedback topic");
+		logger.warn("Skipped a verdict without " + missing + " on " + source + ": ValueGuard never writes one there");
 	}
 
 	private final class Effects implements KeyStage.Effects {
@@ -101,16 +126,19 @@ final class KeyStageProcessor implements Processor<String, KeyInput, String, Key
 
 		@Override
 		public void evicted(EvictionEvent event) {
-			// latency from the claim that decided the eviction: the winner's, or the late claim's own
+			// the claim that decided the eviction: the winner's, or the late claim's own
 			long decidedAt = (event.reason() == Eviction.Reason.SUPERSEDED) ? event.evictedByTimestamp()
 					: event.claimTimestamp();
 			KeyStageProcessor.this.events.evicted(event, event.evictionTimestamp() - decidedAt);
-			emit(event.key(), new KeyOutput.Evicted(event), recordTimestamp);
+			emit(event.key(), new KeyOutput.Evicted(event), decidedAt);
 		}
 
 		@Override
 		public void command(String value, OwnerCommand command) {
-			emit(value, new KeyOutput.Command(command), command.timestamp());
+			int partition = Utils.toPositive(Utils.murmur2(value.getBytes(StandardCharsets.UTF_8)))
+					% KeyStageProcessor.this.commandPartitions;
+			KeyStageProcessor.this.outbox.add(partition, new CommandBatch.Entry(value, command),
+					CommandBatch.sizeOf(value, command));
 		}
 
 		private void emit(String key, KeyOutput output, long timestamp) {

@@ -3,8 +3,8 @@ package io.valueguard.claims;
 import java.util.Map;
 import java.util.function.Function;
 
-import io.valueguard.messages.Eviction;
-import io.valueguard.messages.OwnerCommand;
+import io.valueguard.messages.CommandBatch;
+import io.valueguard.messages.VerdictBatch;
 import io.valueguard.system.ValueGuardProperties;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.kstream.Branched;
@@ -20,7 +20,7 @@ import org.apache.kafka.streams.kstream.Named;
  * {@link org.apache.kafka.streams.StreamsBuilder}.
  */
 public final class KeyStageTopology
-		implements Function<KStream<byte[], byte[]>, Function<KStream<String, Eviction>, KStream<?, ?>[]>> {
+		implements Function<KStream<byte[], byte[]>, Function<KStream<String, VerdictBatch>, KStream<?, ?>[]>> {
 
 	/** Output {@code keyStage-out-0}: key to the value it holds now, a tombstone when it holds nothing. */
 	public static final int BINDINGS = 0;
@@ -28,7 +28,10 @@ public final class KeyStageTopology
 	/** Output {@code keyStage-out-1}: one {@link EvictionEvent} per eviction, keyed by the evicted key. */
 	public static final int EVICTIONS = 1;
 
-	/** Output {@code keyStage-out-2}: {@link OwnerCommand}s to the value stage, keyed by value. */
+	/**
+	 * Output {@code keyStage-out-2}: {@link CommandBatch}es to the value stage, each for one owner-commands partition,
+	 * written with {@link CommandBatch#partitioner}.
+	 */
 	public static final int OWNER_COMMANDS = 2;
 
 	/** Output {@code keyStage-out-3}: invalid input records, bytes as they came, the reason in headers. */
@@ -38,17 +41,21 @@ public final class KeyStageTopology
 
 	private final KeyStageEvents events;
 
-	public KeyStageTopology(ValueGuardProperties properties, KeyStageEvents events) {
+	private final int commandPartitions;
+
+	/** @param commandPartitions partition count of the owner-commands topic, which batches of commands are made for */
+	public KeyStageTopology(ValueGuardProperties properties, KeyStageEvents events, int commandPartitions) {
 		this.properties = properties;
 		this.events = events;
+		this.commandPartitions = commandPartitions;
 	}
 
 	@Override
-	public Function<KStream<String, Eviction>, KStream<?, ?>[]> apply(KStream<byte[], byte[]> claims) {
+	public Function<KStream<String, VerdictBatch>, KStream<?, ?>[]> apply(KStream<byte[], byte[]> claims) {
 		return (verdicts) -> outputs(claims, verdicts);
 	}
 
-	private KStream<?, ?>[] outputs(KStream<byte[], byte[]> claims, KStream<String, Eviction> verdicts) {
+	private KStream<?, ?>[] outputs(KStream<byte[], byte[]> claims, KStream<String, VerdictBatch> verdicts) {
 		ClaimValidator validator = new ClaimValidator(this.properties.limits(),
 				ClaimFormat.of(this.properties.claims()));
 		Map<String, KStream<byte[], ClaimIntakeProcessor.Intake>> intake = claims
@@ -63,9 +70,10 @@ public final class KeyStageTopology
 					(KeyInput) new KeyInput.Claim(record.verdict().value())), Named.as("decoded-claims"));
 
 		Map<String, KStream<String, KeyOutput>> applied = accepted
-			.merge(verdicts.mapValues((eviction) -> (KeyInput) new KeyInput.Verdict(eviction), Named.as("verdicts")),
+			.merge(verdicts.mapValues((batch) -> (KeyInput) new KeyInput.Verdicts(batch), Named.as("verdicts")),
 					Named.as("key-inputs"))
-			.process(KeyStageProcessor.supplier(this.events, this.properties.store().type()), Named.as("key-stage"))
+			.process(KeyStageProcessor.supplier(this.events, this.properties.store().type(), this.commandPartitions),
+					Named.as("key-stage"))
 			.split(Named.as("key-stage-"))
 			.branch((key, output) -> output instanceof KeyOutput.Binding, Branched.as("bindings"))
 			.branch((key, output) -> output instanceof KeyOutput.Evicted, Branched.as("evictions"))
@@ -77,7 +85,7 @@ public final class KeyStageTopology
 		outputs[EVICTIONS] = applied.get("key-stage-evictions")
 			.mapValues((output) -> ((KeyOutput.Evicted) output).event(), Named.as("eviction-events"));
 		outputs[OWNER_COMMANDS] = applied.get("key-stage-commands")
-			.mapValues((output) -> ((KeyOutput.Command) output).command(), Named.as("owner-command-values"));
+			.mapValues((output) -> ((KeyOutput.Commands) output).batch(), Named.as("owner-command-values"));
 		outputs[DLQ] = dlq;
 		return outputs;
 	}

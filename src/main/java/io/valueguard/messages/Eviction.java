@@ -1,5 +1,7 @@
 package io.valueguard.messages;
 
+import java.io.IOException;
+
 import io.valueguard.system.BinaryCodec;
 import io.valueguard.system.RecordSerde;
 
@@ -20,23 +22,41 @@ public record Eviction(String value, long timestamp, String winnerKey, long winn
 
 	}
 
-	private static final byte FORMAT = 1;
+	/**
+	 * When the verdict was decided: at the winning claim's time when a greater claim took the value, at the late
+	 * claim's own time when it came too late.
+	 */
+	public long decidedAt() {
+		return (this.reason == Reason.SUPERSEDED) ? this.winnerTimestamp : this.timestamp;
+	}
+
+	/** The format of a single verdict, the eviction-feedback topic's record before batching. */
+	static final byte FORMAT = 1;
 
 	byte[] encode() {
-		return BinaryCodec.encode(FORMAT, (out) -> out.string(this.value)
+		return BinaryCodec.encode(FORMAT, this::write);
+	}
+
+	/** The fields after the format byte; a batch repeats them after each key. */
+	void write(BinaryCodec.Out out) throws IOException {
+		out.string(this.value)
 			.int64(this.timestamp)
 			.string(this.winnerKey)
 			.int64(this.winnerTimestamp)
 			.bool(this.reason == Reason.SUPERSEDED)
-			.int32(this.keyPartition));
+			.int32(this.keyPartition);
 	}
 
 	static Eviction decode(byte[] bytes) {
-		return BinaryCodec.decode(bytes, FORMAT, "eviction", (in) -> new Eviction(in.string(), in.int64(),
-				in.string(), in.int64(), in.bool() ? Reason.SUPERSEDED : Reason.LATE, in.int32()));
+		return BinaryCodec.decode(bytes, FORMAT, "eviction", Eviction::read);
 	}
 
-	/** Serde of the eviction-feedback topic. */
+	static Eviction read(BinaryCodec.In in) throws IOException {
+		return new Eviction(in.string(), in.int64(), in.string(), in.int64(),
+				in.bool() ? Reason.SUPERSEDED : Reason.LATE, in.int32());
+	}
+
+	/** Serde of a single verdict, as the eviction-feedback topic held them before batching ({@link VerdictBatch}). */
 	public static final class Serde extends RecordSerde<Eviction> {
 
 		public Serde() {

@@ -1,5 +1,7 @@
 package io.valueguard.messages;
 
+import java.io.IOException;
+
 import io.valueguard.system.BinaryCodec;
 import io.valueguard.system.RecordSerde;
 
@@ -24,7 +26,8 @@ public record OwnerCommand(Type type, String key, long timestamp, int keyPartiti
 		return new OwnerCommand(Type.RELEASE, key, timestamp, keyPartition);
 	}
 
-	private static final byte FORMAT = 1;
+	/** The format of a single command, the owner-commands topic's record before batching. */
+	static final byte FORMAT = 1;
 
 	byte[] encode() {
 		return BinaryCodec.encode(FORMAT, (out) -> out.bool(this.type == Type.CLAIM)
@@ -34,11 +37,15 @@ public record OwnerCommand(Type type, String key, long timestamp, int keyPartiti
 	}
 
 	static OwnerCommand decode(byte[] bytes) {
-		return BinaryCodec.decode(bytes, FORMAT, "owner command",
-				(in) -> new OwnerCommand(in.bool() ? Type.CLAIM : Type.RELEASE, in.string(), in.int64(), in.int32()));
+		return BinaryCodec.decode(bytes, FORMAT, "owner command", OwnerCommand::read);
 	}
 
-	/** Serde of the owner-commands topic. */
+	/** The fields after the format byte; a batch repeats them after each value. */
+	static OwnerCommand read(BinaryCodec.In in) throws IOException {
+		return new OwnerCommand(in.bool() ? Type.CLAIM : Type.RELEASE, in.string(), in.int64(), in.int32());
+	}
+
+	/** Serde of a single command, as the owner-commands topic held them before batching ({@link CommandBatch}). */
 	public static final class Serde extends RecordSerde<OwnerCommand> {
 
 		public Serde() {

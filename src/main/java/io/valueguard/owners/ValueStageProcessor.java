@@ -2,9 +2,10 @@ package io.valueguard.owners;
 
 import java.util.Set;
 
-import io.valueguard.messages.Eviction;
-import io.valueguard.messages.OwnerCommand;
+import io.valueguard.messages.CommandBatch;
+import io.valueguard.messages.VerdictBatch;
 import io.valueguard.system.KeyValueStoreTable;
+import io.valueguard.system.Outbox;
 import io.valueguard.system.RecordSource;
 import io.valueguard.system.StoreType;
 import org.apache.commons.logging.Log;
@@ -20,25 +21,29 @@ import org.apache.kafka.streams.state.Stores;
 import org.jspecify.annotations.Nullable;
 
 /** Runs {@link ValueStage} in a stream task, over the task's partition of the {@code owners} store. */
-final class ValueStageProcessor implements Processor<String, OwnerCommand, String, Eviction> {
+final class ValueStageProcessor implements Processor<String, CommandBatch, String, VerdictBatch> {
 
 	/** Name of the value stage's store: value to its top claim. */
 	static final String STORE = "owners";
 
-	static ProcessorSupplier<String, OwnerCommand, String, Eviction> supplier(ValueStageEvents events,
+	/** Name of the store that holds the task's verdicts until they go out in batches. */
+	static final String OUTBOX = "verdict-outbox";
+
+	static ProcessorSupplier<String, CommandBatch, String, VerdictBatch> supplier(ValueStageEvents events,
 			StoreType storeType) {
 		StoreBuilder<KeyValueStore<String, Owner>> store = Stores
 			.keyValueStoreBuilder(storeType.supplier(STORE), Serdes.String(), new Owner.Serde());
+		StoreBuilder<Outbox<VerdictBatch.Entry>> outbox = Outbox.builder(OUTBOX);
 		return new ProcessorSupplier<>() {
 
 			@Override
-			public Processor<String, OwnerCommand, String, Eviction> get() {
+			public Processor<String, CommandBatch, String, VerdictBatch> get() {
 				return new ValueStageProcessor(events);
 			}
 
 			@Override
 			public Set<StoreBuilder<?>> stores() {
-				return Set.of(store);
+				return Set.of(store, outbox);
 			}
 
 		};
@@ -48,35 +53,48 @@ final class ValueStageProcessor implements Processor<String, OwnerCommand, Strin
 
 	private final ValueStageEvents events;
 
-	private @Nullable ProcessorContext<String, Eviction> context;
+	private @Nullable ProcessorContext<String, VerdictBatch> context;
 
 	private @Nullable ValueStage stage;
-
-	private long recordTimestamp;
 
 	private ValueStageProcessor(ValueStageEvents events) {
 		this.events = events;
 	}
 
 	@Override
-	public void init(ProcessorContext<String, Eviction> context) {
+	public void init(ProcessorContext<String, VerdictBatch> context) {
 		this.context = context;
 		KeyValueStore<String, Owner> store = context.getStateStore(STORE);
-		this.stage = new ValueStage(new KeyValueStoreTable<>(store),
-				(key, eviction) -> context.forward(new Record<>(key, eviction, this.recordTimestamp)));
+		Outbox<VerdictBatch.Entry> outbox = context.getStateStore(OUTBOX);
+		outbox.connect(context, (partition, entries) -> {
+			VerdictBatch batch = new VerdictBatch(partition, entries);
+			context.forward(new Record<>(null, batch, batch.timestamp()));
+		});
+		this.stage = new ValueStage(new KeyValueStoreTable<>(store), (key, eviction) -> outbox
+			.add(eviction.keyPartition(), new VerdictBatch.Entry(key, eviction), VerdictBatch.sizeOf(key, eviction)));
 	}
 
 	@Override
-	public void process(Record<String, OwnerCommand> record) {
-		if (record.key() == null || record.value() == null) {
-			// only a foreign producer writes these here; failing on them would kill the thread on every replay
-			String source = RecordSource.of(this.context, "the owner-commands topic");
-			logger.warn("Skipped a record without " + ((record.key() == null) ? "key" : "value") + " on " + source
-					+ ": ValueGuard never writes one there");
+	public void process(Record<String, CommandBatch> record) {
+		if (record.value() == null) {
+			skipForeign("value");
 			return;
 		}
-		this.recordTimestamp = record.timestamp();
-		this.events.valueStage(this.stage.apply(record.key(), record.value()));
+		for (CommandBatch.Entry entry : record.value().entries()) {
+			// a single command from before batching names its value in the record key
+			String value = (entry.value() != null) ? entry.value() : record.key();
+			if (value == null) {
+				skipForeign("key");
+				continue;
+			}
+			this.events.valueStage(this.stage.apply(value, entry.command()));
+		}
+	}
+
+	// only a foreign producer writes these here; failing on them would kill the thread on every replay
+	private void skipForeign(String missing) {
+		String source = RecordSource.of(this.context, "the owner-commands topic");
+		logger.warn("Skipped a record without " + missing + " on " + source + ": ValueGuard never writes one there");
 	}
 
 }

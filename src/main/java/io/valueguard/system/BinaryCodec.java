@@ -6,6 +6,7 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.function.Function;
 
 import org.apache.kafka.common.errors.SerializationException;
 import org.jspecify.annotations.Nullable;
@@ -46,14 +47,30 @@ public final class BinaryCodec {
 	}
 
 	public static <T> @Nullable T decode(byte @Nullable [] bytes, byte format, String type, FieldReader<T> fields) {
+		return decode(bytes, type, (found) -> (found == format) ? fields : null, "expected " + format);
+	}
+
+	/**
+	 * Reads a record type that has had two formats: each format byte with its own reader, so that records an earlier
+	 * release wrote stay readable.
+	 */
+	public static <T> @Nullable T decode(byte @Nullable [] bytes, String type, byte oldFormat, FieldReader<T> oldFields,
+			byte format, FieldReader<T> fields) {
+		return decode(bytes, type, (found) -> (found == format) ? fields : (found == oldFormat) ? oldFields : null,
+				"expected " + oldFormat + " or " + format);
+	}
+
+	private static <T> @Nullable T decode(byte @Nullable [] bytes, String type,
+			Function<Byte, @Nullable FieldReader<T>> readers, String expected) {
 		if (bytes == null) {
 			return null;
 		}
 		try {
 			In in = new In(bytes);
 			byte found = in.bytes(1).get();
-			if (found != format) {
-				throw new SerializationException("Unknown " + type + " format " + found + ", expected " + format);
+			FieldReader<T> fields = readers.apply(found);
+			if (fields == null) {
+				throw new SerializationException("Unknown " + type + " format " + found + ", " + expected);
 			}
 			return fields.read(in);
 		}

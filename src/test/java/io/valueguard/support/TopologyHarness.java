@@ -12,8 +12,10 @@ import io.valueguard.claims.EvictionEventSerde;
 import io.valueguard.claims.KeyClaim;
 import io.valueguard.claims.KeyStageEvents;
 import io.valueguard.claims.KeyStageTopology;
+import io.valueguard.messages.CommandBatch;
 import io.valueguard.messages.Eviction;
 import io.valueguard.messages.OwnerCommand;
+import io.valueguard.messages.VerdictBatch;
 import io.valueguard.owners.Owner;
 import io.valueguard.owners.ValueStageTopology;
 import io.valueguard.system.ValueGuardProperties;
@@ -42,6 +44,9 @@ import org.jspecify.annotations.Nullable;
  */
 public final class TopologyHarness implements AutoCloseable {
 
+	/** The driver has one partition per topic. */
+	private static final int COMMAND_PARTITIONS = 1;
+
 	private final ValueGuardProperties properties;
 
 	private final TopologyTestDriver driver;
@@ -69,21 +74,24 @@ public final class TopologyHarness implements AutoCloseable {
 		this.properties = properties;
 		StreamsBuilder builder = new StreamsBuilder();
 		// the function beans themselves, with their outputs written where the binding configuration sends them
-		KStream<?, ?>[] keyOutputs = new KeyStageTopology(properties, events)
+		KStream<?, ?>[] keyOutputs = new KeyStageTopology(properties, events, COMMAND_PARTITIONS)
 			.apply(builder.stream(properties.topics().claims(), Consumed.with(Serdes.ByteArray(), Serdes.ByteArray())))
-			.apply(builder.stream(properties.evictionFeedbackTopic(), Consumed.with(Serdes.String(), new Eviction.Serde())));
+			.apply(builder.stream(properties.evictionFeedbackTopic(),
+					Consumed.with(Serdes.String(), new VerdictBatch.Serde())));
 		((KStream<String, String>) keyOutputs[KeyStageTopology.BINDINGS]).to(properties.topics().bindings(),
 				Produced.with(Serdes.String(), Serdes.String()));
 		((KStream<String, EvictionEvent>) keyOutputs[KeyStageTopology.EVICTIONS]).to(properties.topics().evictions(),
 				Produced.with(Serdes.String(), new EvictionEventSerde()));
-		((KStream<String, OwnerCommand>) keyOutputs[KeyStageTopology.OWNER_COMMANDS]).to(
-				properties.ownerCommandsTopic(), Produced.with(Serdes.String(), new OwnerCommand.Serde()));
+		((KStream<String, CommandBatch>) keyOutputs[KeyStageTopology.OWNER_COMMANDS]).to(
+				properties.ownerCommandsTopic(), Produced.with(Serdes.String(), new CommandBatch.Serde())
+					.withStreamPartitioner(CommandBatch.partitioner(COMMAND_PARTITIONS)));
 		((KStream<byte[], byte[]>) keyOutputs[KeyStageTopology.DLQ]).to(properties.topics().dlq(),
 				Produced.with(Serdes.ByteArray(), Serdes.ByteArray()));
 		new ValueStageTopology(properties, io.valueguard.owners.ValueStageEvents.NONE)
-			.apply(builder.stream(properties.ownerCommandsTopic(), Consumed.with(Serdes.String(), new OwnerCommand.Serde())))
-			.to(properties.evictionFeedbackTopic(), Produced.with(Serdes.String(), new Eviction.Serde())
-				.withStreamPartitioner(ValueStageTopology.VERDICT_PARTITIONER));
+			.apply(builder.stream(properties.ownerCommandsTopic(),
+					Consumed.with(Serdes.String(), new CommandBatch.Serde())))
+			.to(properties.evictionFeedbackTopic(), Produced.with(Serdes.String(), new VerdictBatch.Serde())
+				.withStreamPartitioner(VerdictBatch.PARTITIONER));
 		this.topology = builder.build();
 		Properties config = new Properties();
 		config.put(StreamsConfig.APPLICATION_ID_CONFIG, "valueguard-test");
@@ -122,13 +130,16 @@ public final class TopologyHarness implements AutoCloseable {
 		return this;
 	}
 
-	/** Delivers a verdict directly, as a delayed message from the value stage would arrive. */
+	/** Delivers a verdict directly, as a delayed message from the value stage would arrive (as a single record). */
 	public TopologyHarness verdict(String key, Eviction eviction) {
 		this.feedback.pipeInput(key, eviction);
 		return this;
 	}
 
-	/** Writes straight to the owner-commands topic, as only a foreign producer would. */
+	/**
+	 * Writes one command straight to the owner-commands topic, as a release before batching did, or as a foreign
+	 * producer would.
+	 */
 	public TopologyHarness command(@Nullable String value, @Nullable OwnerCommand command) {
 		this.commands.pipeInput(value, command);
 		return this;

@@ -1,0 +1,100 @@
+package io.valueguard.messages;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+import io.valueguard.system.BinaryCodec;
+import io.valueguard.system.RecordSerde;
+import org.apache.kafka.streams.processor.StreamPartitioner;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Owner commands for the values of one owner-commands partition, in the order the key stage sent them. One record
+ * carries many commands because Kafka's cost is per record, not per byte (docs/design.md, "Commands and verdicts
+ * travel in batches").
+ * @param partition the owner-commands partition every value of the batch maps to
+ */
+public record CommandBatch(int partition, List<Entry> entries) {
+
+	/**
+	 * One command about one value.
+	 * @param value the value, or null in a record written before batching, whose record key is the value
+	 */
+	public record Entry(@Nullable String value, OwnerCommand command) {
+
+	}
+
+	/** The latest timestamp of the batch: its record's timestamp. */
+	public long timestamp() {
+		long latest = Long.MIN_VALUE;
+		for (Entry entry : this.entries) {
+			latest = Math.max(latest, entry.command().timestamp());
+		}
+		return latest;
+	}
+
+	/** An upper bound of an entry's encoded size, cheap enough to count every entry with. */
+	public static int sizeOf(String value, OwnerCommand command) {
+		return 3 * (value.length() + command.key().length()) + 32;
+	}
+
+	/**
+	 * The owner-commands sink's partitioner: each batch to the partition it was made for. The key stage grouped the
+	 * values with the partition count seen at start-up; a different count now would put values where the owners
+	 * store and lookups do not expect them, so that stops the stream instead.
+	 */
+	public static StreamPartitioner<String, CommandBatch> partitioner(int partitions) {
+		return (topic, key, batch, numPartitions) -> {
+			if (numPartitions != partitions) {
+				throw new IllegalStateException(("Topic '%s' has %d partitions, but ValueGuard started with %d. The "
+						+ "partition count of an internal topic must not change while instances run; restart them.")
+					.formatted(topic, numPartitions, partitions));
+			}
+			return Optional.of(Set.of(batch.partition()));
+		};
+	}
+
+	private static final byte FORMAT = 2;
+
+	byte[] encode() {
+		return BinaryCodec.encode(FORMAT, (out) -> {
+			out.int32(this.partition).int32(this.entries.size());
+			for (Entry entry : this.entries) {
+				OwnerCommand command = entry.command();
+				out.string(entry.value())
+					.bool(command.type() == OwnerCommand.Type.CLAIM)
+					.string(command.key())
+					.int64(command.timestamp())
+					.int32(command.keyPartition());
+			}
+		});
+	}
+
+	static CommandBatch decode(byte[] bytes) {
+		return BinaryCodec.decode(bytes, "owner commands", OwnerCommand.FORMAT,
+				(in) -> new CommandBatch(-1, List.of(new Entry(null, OwnerCommand.read(in)))), FORMAT, (in) -> {
+					int partition = in.int32();
+					int size = in.int32();
+					if (size < 0) {
+						throw new java.io.IOException("Batch size " + size + " out of range");
+					}
+					List<Entry> entries = new ArrayList<>(Math.min(size, 4096));
+					for (int i = 0; i < size; i++) {
+						entries.add(new Entry(in.string(), OwnerCommand.read(in)));
+					}
+					return new CommandBatch(partition, entries);
+				});
+	}
+
+	/** Serde of the owner-commands topic: batches, and single commands as releases before batching wrote them. */
+	public static final class Serde extends RecordSerde<CommandBatch> {
+
+		public Serde() {
+			super(CommandBatch::encode, CommandBatch::decode);
+		}
+
+	}
+
+}

@@ -1,0 +1,86 @@
+package io.valueguard.messages;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+import io.valueguard.system.BinaryCodec;
+import io.valueguard.system.RecordSerde;
+import org.apache.kafka.streams.processor.StreamPartitioner;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Eviction verdicts for the keys of one claims partition, in the order the value stage reached them: one record
+ * carries many, as {@link CommandBatch} does for commands.
+ * @param partition the claims partition (and eviction-feedback partition) that holds every key of the batch
+ */
+public record VerdictBatch(int partition, List<Entry> entries) {
+
+	/**
+	 * One verdict about one key.
+	 * @param key the evicted key, or null in a record written before batching, whose record key is the key
+	 */
+	public record Entry(@Nullable String key, Eviction eviction) {
+
+	}
+
+	/**
+	 * Routes each batch to the claims partition its keys were read from, whatever partitioner produced the claims:
+	 * the {@code valueStage-out-0} binding's stream partitioner.
+	 */
+	public static final StreamPartitioner<String, VerdictBatch> PARTITIONER = (topic, key, batch,
+			numPartitions) -> Optional.of(Set.of(batch.partition()));
+
+	/** An upper bound of an entry's encoded size, cheap enough to count every entry with. */
+	public static int sizeOf(String key, Eviction eviction) {
+		return 3 * (key.length() + eviction.value().length() + eviction.winnerKey().length()) + 40;
+	}
+
+	/** The latest timestamp that decided a verdict of the batch: its record's timestamp. */
+	public long timestamp() {
+		long latest = Long.MIN_VALUE;
+		for (Entry entry : this.entries) {
+			latest = Math.max(latest, entry.eviction().decidedAt());
+		}
+		return latest;
+	}
+
+	private static final byte FORMAT = 2;
+
+	byte[] encode() {
+		return BinaryCodec.encode(FORMAT, (out) -> {
+			out.int32(this.partition).int32(this.entries.size());
+			for (Entry entry : this.entries) {
+				entry.eviction().write(out.string(entry.key()));
+			}
+		});
+	}
+
+	static VerdictBatch decode(byte[] bytes) {
+		return BinaryCodec.decode(bytes, "verdicts", Eviction.FORMAT,
+				(in) -> new VerdictBatch(-1, List.of(new Entry(null, Eviction.read(in)))), FORMAT, (in) -> {
+					int partition = in.int32();
+					int size = in.int32();
+					if (size < 0) {
+						throw new IOException("Batch size " + size + " out of range");
+					}
+					List<Entry> entries = new ArrayList<>(Math.min(size, 4096));
+					for (int i = 0; i < size; i++) {
+						entries.add(new Entry(in.string(), Eviction.read(in)));
+					}
+					return new VerdictBatch(partition, entries);
+				});
+	}
+
+	/** Serde of the eviction-feedback topic: batches, and single verdicts as releases before batching wrote them. */
+	public static final class Serde extends RecordSerde<VerdictBatch> {
+
+		public Serde() {
+			super(VerdictBatch::encode, VerdictBatch::decode);
+		}
+
+	}
+
+}
