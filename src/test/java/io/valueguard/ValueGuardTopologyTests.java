@@ -4,7 +4,10 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 
+import io.valueguard.messages.CommandBatch;
 import io.valueguard.messages.Eviction;
+import io.valueguard.messages.OwnerCommand;
+import io.valueguard.messages.VerdictBatch;
 import io.valueguard.claims.EvictionEvent;
 import io.valueguard.support.TestProperties;
 import io.valueguard.system.StoreType;
@@ -261,6 +264,46 @@ class ValueGuardTopologyTests {
 
 		assertThat(this.harness.boundValues()).containsExactly(Map.entry("bob", "seat-1"));
 		assertThat(this.harness.evictionEvents()).extracting(EvictionEvent::key).containsExactly("alice");
+	}
+
+	/**
+	 * A record carries every message of a commit for one partition (the driver commits after each input record): a
+	 * key that moves sends its release and its new claim in one record, in that order, and verdicts travel the same
+	 * way.
+	 */
+	@Test
+	void shouldSendTheMessagesOfOneCommitAsOneRecordPerPartition() {
+		this.harness.claim("alice", "seat-1", 100).claim("bob", "seat-2", 150);
+		this.harness.commandRecords();
+
+		this.harness.claim("alice", "seat-2", 200);
+
+		List<TestRecord<String, CommandBatch>> commands = this.harness.commandRecords();
+		assertThat(commands).singleElement().satisfies((record) -> {
+			assertThat(record.key()).isNull();
+			assertThat(record.timestamp()).isEqualTo(200L);
+			assertThat(record.value().entries()).containsExactly(
+					new CommandBatch.Entry("seat-1", OwnerCommand.release("alice", 100, 0)),
+					new CommandBatch.Entry("seat-2", OwnerCommand.claim("alice", 200, 0)));
+		});
+		assertThat(this.harness.verdictRecords()).singleElement()
+			.satisfies((record) -> assertThat(record.value().entries()).containsExactly(new VerdictBatch.Entry("bob",
+					new Eviction("seat-2", 150, "alice", 200, Eviction.Reason.SUPERSEDED, 0))));
+		assertThat(this.harness.evictionEvents()).extracting(EvictionEvent::key).containsExactly("bob");
+	}
+
+	/** Records written one message each, as releases before batching did, are still read and applied. */
+	@Test
+	void shouldApplySingleCommandsAndVerdictsWrittenBeforeBatching() {
+		this.harness.claim("alice", "seat-1", 1_000).claim("carol", "phone", 1_000);
+
+		this.harness.command("seat-1", OwnerCommand.claim("bob", 2_000, 0))
+			.verdict("carol", new Eviction("phone", 1_000, "dave", 3_000, Eviction.Reason.SUPERSEDED, 0));
+
+		assertThat(this.harness.heldValues()).containsEntry("seat-1", "bob");
+		assertThat(this.harness.evictionEvents()).extracting(EvictionEvent::key, EvictionEvent::evictedBy)
+			.containsExactly(tuple("alice", "bob"), tuple("carol", "dave"));
+		assertThat(this.harness.boundValues()).isEmpty();
 	}
 
 	@Test

@@ -63,6 +63,10 @@ public final class TopologyHarness implements AutoCloseable {
 
 	private final TestOutputTopic<byte[], byte[]> dlq;
 
+	private final TestOutputTopic<String, CommandBatch> commandBatches;
+
+	private final TestOutputTopic<String, VerdictBatch> verdictBatches;
+
 	private final Topology topology;
 
 	public TopologyHarness() {
@@ -111,6 +115,10 @@ public final class TopologyHarness implements AutoCloseable {
 				new EvictionEventSerde().deserializer());
 		this.dlq = this.driver.createOutputTopic(properties.topics().dlq(), new ByteArrayDeserializer(),
 				new ByteArrayDeserializer());
+		this.commandBatches = this.driver.createOutputTopic(properties.ownerCommandsTopic(), new StringDeserializer(),
+				new CommandBatch.Serde().deserializer());
+		this.verdictBatches = this.driver.createOutputTopic(properties.evictionFeedbackTopic(),
+				new StringDeserializer(), new VerdictBatch.Serde().deserializer());
 	}
 
 	public Topology topology() {
@@ -163,6 +171,16 @@ public final class TopologyHarness implements AutoCloseable {
 
 	public List<EvictionEvent> evictionEvents() {
 		return this.evictions.readValuesToList();
+	}
+
+	/** Owner-command records the key stage wrote since the last call (the driver loops them back too). */
+	public List<TestRecord<String, CommandBatch>> commandRecords() {
+		return this.commandBatches.readRecordsToList();
+	}
+
+	/** Verdict records the value stage wrote since the last call (the driver loops them back too). */
+	public List<TestRecord<String, VerdictBatch>> verdictRecords() {
+		return this.verdictBatches.readRecordsToList();
 	}
 
 	public List<TestRecord<byte[], byte[]>> dlqRecords() {

@@ -1,8 +1,11 @@
 package io.valueguard.system;
 
 import java.util.HexFormat;
+import java.util.List;
 
+import io.valueguard.messages.CommandBatch;
 import io.valueguard.messages.Eviction;
+import io.valueguard.messages.VerdictBatch;
 import io.valueguard.claims.EvictionEvent;
 import io.valueguard.claims.EvictionEventSerde;
 import io.valueguard.claims.KeyClaim;
@@ -29,6 +32,25 @@ class RecordSerdesTests {
 		assertRoundTrip(new Eviction.Serde(), new Eviction("v", 1, "w", 2, Eviction.Reason.LATE, 4));
 		assertRoundTrip(new EvictionEventSerde(),
 				new EvictionEvent("a", "v", "b", 1, 2, 3, Eviction.Reason.SUPERSEDED));
+		assertRoundTrip(new CommandBatch.Serde(),
+				new CommandBatch(3, List.of(new CommandBatch.Entry("v\u00e4", OwnerCommand.claim("k", 42, 1)),
+						new CommandBatch.Entry("w", OwnerCommand.release("k\uD83D\uDE00", Long.MIN_VALUE, 0)))));
+		assertRoundTrip(new VerdictBatch.Serde(), new VerdictBatch(4,
+				List.of(new VerdictBatch.Entry("k", new Eviction("v", 1, "w", 2, Eviction.Reason.LATE, 4)))));
+		assertRoundTrip(new CommandBatch.Serde(), new CommandBatch(0, List.of()));
+	}
+
+	/** What a release before batching wrote, one command or verdict per record, reads as a batch of one. */
+	@Test
+	void shouldReadSingleCommandsAndVerdictsAsBatchesOfOne() {
+		OwnerCommand command = OwnerCommand.claim("k", 42, 3);
+		byte[] single = new OwnerCommand.Serde().serializer().serialize("t", command);
+		assertThat(new CommandBatch.Serde().deserializer().deserialize("t", single))
+			.isEqualTo(new CommandBatch(-1, List.of(new CommandBatch.Entry(null, command))));
+		Eviction eviction = new Eviction("v", 7L, "w", 9L, Eviction.Reason.LATE, 2);
+		byte[] verdict = new Eviction.Serde().serializer().serialize("t", eviction);
+		assertThat(new VerdictBatch.Serde().deserializer().deserialize("t", verdict))
+			.isEqualTo(new VerdictBatch(-1, List.of(new VerdictBatch.Entry(null, eviction))));
 	}
 
 	/**
@@ -45,6 +67,13 @@ class RecordSerdesTests {
 		assertBytes(new Owner.Serde(), new Owner("k", -1L, 3, true), "01000000016bffffffffffffffff0000000301");
 		assertBytes(new Eviction.Serde(), new Eviction("v", 7L, "w", 9L, Eviction.Reason.LATE, 2),
 				"0100000001760000000000000007000000017700000000000000090000000002");
+		// format 2: partition, count, then each value (key) followed by the fields of format 1
+		assertBytes(new CommandBatch.Serde(),
+				new CommandBatch(5, List.of(new CommandBatch.Entry("v", OwnerCommand.release("k\u00e9y", 1700000000123L, 5)))),
+				"02000000050000000100000001760000000004" + "6bc3a9790000018bcfe5687b00000005");
+		assertBytes(new VerdictBatch.Serde(),
+				new VerdictBatch(2, List.of(new VerdictBatch.Entry("k", new Eviction("v", 7L, "w", 9L, Eviction.Reason.LATE, 2)))),
+				"020000000200000001000000016b" + "00000001760000000000000007000000017700000000000000090000000002");
 	}
 
 	@Test
@@ -68,6 +97,13 @@ class RecordSerdesTests {
 			.isThrownBy(() -> serde.deserializer().deserialize("t", new byte[] { 1, 0, 0, 0, 1, 'k', 0, 0 }))
 			.withMessageContaining("Corrupt owner record");
 		assertThat(serde.deserializer().deserialize("t", null)).isNull();
+		assertThatExceptionOfType(SerializationException.class)
+			.isThrownBy(() -> new CommandBatch.Serde().deserializer().deserialize("t", new byte[] { 3 }))
+			.withMessageContaining("Unknown owner commands format 3, expected 1 or 2");
+		assertThatExceptionOfType(SerializationException.class)
+			.isThrownBy(() -> new VerdictBatch.Serde().deserializer()
+				.deserialize("t", new byte[] { 2, 0, 0, 0, 1, (byte) 0xff, 0, 0, 0 }))
+			.withMessageContaining("Corrupt verdicts record");
 	}
 
 	private static <T> void assertBytes(Serde<T> serde, T value, String hex) {
