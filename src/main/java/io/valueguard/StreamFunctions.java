@@ -17,10 +17,11 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * The two stages as Spring Cloud Stream functions; each becomes its own Kafka Streams application. {@code keyStage}
- * takes the claims ({@code keyStage-in-0}) and the verdicts ({@code keyStage-in-1}) and returns bindings, eviction
- * events, batches of owner commands and dead letters ({@code keyStage-out-0} to {@code -out-3}); {@code valueStage} takes owner
- * commands ({@code valueStage-in-0}) and returns verdicts ({@code valueStage-out-0}). Destinations and serdes are
- * binding settings, derived in {@code application.yml} from {@code valueguard.topics.*}.
+ * takes the claims ({@code keyStage-in-0}) and batches of verdicts ({@code keyStage-in-1}) and returns bindings,
+ * eviction events, batches of owner commands and dead letters ({@code keyStage-out-0} to {@code -out-3});
+ * {@code valueStage} takes batches of owner commands ({@code valueStage-in-0}) and returns batches of verdicts
+ * ({@code valueStage-out-0}). Destinations and serdes are binding settings, derived in {@code application.yml} from
+ * {@code valueguard.topics.*}.
  */
 @Configuration(proxyBeanMethods = false)
 class StreamFunctions {

@@ -1,6 +1,5 @@
 package io.valueguard.messages;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -59,33 +58,15 @@ public record CommandBatch(int partition, List<Entry> entries) {
 	private static final byte FORMAT = 2;
 
 	byte[] encode() {
-		return BinaryCodec.encode(FORMAT, (out) -> {
-			out.int32(this.partition).int32(this.entries.size());
-			for (Entry entry : this.entries) {
-				OwnerCommand command = entry.command();
-				out.string(entry.value())
-					.bool(command.type() == OwnerCommand.Type.CLAIM)
-					.string(command.key())
-					.int64(command.timestamp())
-					.int32(command.keyPartition());
-			}
-		});
+		return BinaryCodec.encode(FORMAT, (out) -> out.int32(this.partition)
+			.list(this.entries, (element, entry) -> entry.command().write(element.string(entry.value()))));
 	}
 
 	static CommandBatch decode(byte[] bytes) {
 		return BinaryCodec.decode(bytes, "owner commands", OwnerCommand.FORMAT,
-				(in) -> new CommandBatch(-1, List.of(new Entry(null, OwnerCommand.read(in)))), FORMAT, (in) -> {
-					int partition = in.int32();
-					int size = in.int32();
-					if (size < 0) {
-						throw new java.io.IOException("Batch size " + size + " out of range");
-					}
-					List<Entry> entries = new ArrayList<>(Math.min(size, 4096));
-					for (int i = 0; i < size; i++) {
-						entries.add(new Entry(in.string(), OwnerCommand.read(in)));
-					}
-					return new CommandBatch(partition, entries);
-				});
+				(in) -> new CommandBatch(-1, List.of(new Entry(null, OwnerCommand.read(in)))), FORMAT,
+				(in) -> new CommandBatch(in.int32(),
+						in.list((element) -> new Entry(element.string(), OwnerCommand.read(element)))));
 	}
 
 	/** Serde of the owner-commands topic: batches, and single commands as releases before batching wrote them. */

@@ -30,17 +30,18 @@ public record OwnerCommand(Type type, String key, long timestamp, int keyPartiti
 	static final byte FORMAT = 1;
 
 	byte[] encode() {
-		return BinaryCodec.encode(FORMAT, (out) -> out.bool(this.type == Type.CLAIM)
-			.string(this.key)
-			.int64(this.timestamp)
-			.int32(this.keyPartition));
+		return BinaryCodec.encode(FORMAT, this::write);
+	}
+
+	/** The fields after the format byte; a batch repeats them after each value. */
+	void write(BinaryCodec.Out out) throws IOException {
+		out.bool(this.type == Type.CLAIM).string(this.key).int64(this.timestamp).int32(this.keyPartition);
 	}
 
 	static OwnerCommand decode(byte[] bytes) {
 		return BinaryCodec.decode(bytes, FORMAT, "owner command", OwnerCommand::read);
 	}
 
-	/** The fields after the format byte; a batch repeats them after each value. */
 	static OwnerCommand read(BinaryCodec.In in) throws IOException {
 		return new OwnerCommand(in.bool() ? Type.CLAIM : Type.RELEASE, in.string(), in.int64(), in.int32());
 	}

@@ -1,7 +1,5 @@
 package io.valueguard.messages;
 
-import java.io.IOException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -50,28 +48,15 @@ public record VerdictBatch(int partition, List<Entry> entries) {
 	private static final byte FORMAT = 2;
 
 	byte[] encode() {
-		return BinaryCodec.encode(FORMAT, (out) -> {
-			out.int32(this.partition).int32(this.entries.size());
-			for (Entry entry : this.entries) {
-				entry.eviction().write(out.string(entry.key()));
-			}
-		});
+		return BinaryCodec.encode(FORMAT, (out) -> out.int32(this.partition)
+			.list(this.entries, (element, entry) -> entry.eviction().write(element.string(entry.key()))));
 	}
 
 	static VerdictBatch decode(byte[] bytes) {
 		return BinaryCodec.decode(bytes, "verdicts", Eviction.FORMAT,
-				(in) -> new VerdictBatch(-1, List.of(new Entry(null, Eviction.read(in)))), FORMAT, (in) -> {
-					int partition = in.int32();
-					int size = in.int32();
-					if (size < 0) {
-						throw new IOException("Batch size " + size + " out of range");
-					}
-					List<Entry> entries = new ArrayList<>(Math.min(size, 4096));
-					for (int i = 0; i < size; i++) {
-						entries.add(new Entry(in.string(), Eviction.read(in)));
-					}
-					return new VerdictBatch(partition, entries);
-				});
+				(in) -> new VerdictBatch(-1, List.of(new Entry(null, Eviction.read(in)))), FORMAT,
+				(in) -> new VerdictBatch(in.int32(),
+						in.list((element) -> new Entry(element.string(), Eviction.read(element)))));
 	}
 
 	/** Serde of the eviction-feedback topic: batches, and single verdicts as releases before batching wrote them. */

@@ -5,7 +5,9 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.function.Function;
 
 import org.apache.kafka.common.errors.SerializationException;
@@ -31,6 +33,14 @@ public final class BinaryCodec {
 	public interface FieldReader<T> {
 
 		T read(In in) throws IOException;
+
+	}
+
+	/** Writes one element of a list. */
+	@FunctionalInterface
+	public interface ElementWriter<T> {
+
+		void write(Out out, T element) throws IOException;
 
 	}
 
@@ -113,6 +123,15 @@ public final class BinaryCodec {
 			return this;
 		}
 
+		/** The element count, then each element. */
+		public <T> Out list(List<T> elements, ElementWriter<T> element) throws IOException {
+			int32(elements.size());
+			for (T each : elements) {
+				element.write(this, each);
+			}
+			return this;
+		}
+
 		/** The buffer, with room for {@code length} more bytes. */
 		private ByteBuffer bytes(int length) {
 			if (this.buffer.remaining() < length) {
@@ -163,6 +182,19 @@ public final class BinaryCodec {
 
 		public boolean bool() throws IOException {
 			return bytes(1).get() != 0;
+		}
+
+		public <T> List<T> list(FieldReader<T> element) throws IOException {
+			int size = int32();
+			// every element takes at least a byte: a larger count is corrupt, not a reason to allocate
+			if (size < 0 || size > this.buffer.remaining()) {
+				throw new IOException("List size " + size + " out of range");
+			}
+			List<T> elements = new ArrayList<>(size);
+			for (int i = 0; i < size; i++) {
+				elements.add(element.read(this));
+			}
+			return elements;
 		}
 
 		/** The buffer, after checking that {@code length} more bytes are there. */

@@ -68,11 +68,11 @@ class RecordSerdesTests {
 		assertBytes(new Eviction.Serde(), new Eviction("v", 7L, "w", 9L, Eviction.Reason.LATE, 2),
 				"0100000001760000000000000007000000017700000000000000090000000002");
 		// format 2: partition, count, then each value (key) followed by the fields of format 1
-		assertBytes(new CommandBatch.Serde(),
-				new CommandBatch(5, List.of(new CommandBatch.Entry("v", OwnerCommand.release("k\u00e9y", 1700000000123L, 5)))),
+		OwnerCommand release = OwnerCommand.release("k\u00e9y", 1700000000123L, 5);
+		assertBytes(new CommandBatch.Serde(), new CommandBatch(5, List.of(new CommandBatch.Entry("v", release))),
 				"02000000050000000100000001760000000004" + "6bc3a9790000018bcfe5687b00000005");
-		assertBytes(new VerdictBatch.Serde(),
-				new VerdictBatch(2, List.of(new VerdictBatch.Entry("k", new Eviction("v", 7L, "w", 9L, Eviction.Reason.LATE, 2)))),
+		Eviction late = new Eviction("v", 7L, "w", 9L, Eviction.Reason.LATE, 2);
+		assertBytes(new VerdictBatch.Serde(), new VerdictBatch(2, List.of(new VerdictBatch.Entry("k", late))),
 				"020000000200000001000000016b" + "00000001760000000000000007000000017700000000000000090000000002");
 	}
 
