@@ -58,7 +58,12 @@ public record CommandBatch(int partition, List<Entry> entries) {
 	private static final byte FORMAT = 2;
 
 	byte[] encode() {
-		return BinaryCodec.encode(FORMAT, (out) -> out.int32(this.partition)
+		// exact for ASCII: format, partition, count, then per entry two lengths, the type, timestamp and partition
+		int expected = 9;
+		for (Entry entry : this.entries) {
+			expected += entry.value().length() + entry.command().key().length() + 21;
+		}
+		return BinaryCodec.encode(FORMAT, expected, (out) -> out.int32(this.partition)
 			.list(this.entries, (element, entry) -> entry.command().write(element.string(entry.value()))));
 	}
 

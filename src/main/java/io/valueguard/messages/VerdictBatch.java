@@ -48,7 +48,13 @@ public record VerdictBatch(int partition, List<Entry> entries) {
 	private static final byte FORMAT = 2;
 
 	byte[] encode() {
-		return BinaryCodec.encode(FORMAT, (out) -> out.int32(this.partition)
+		// exact for ASCII: format, partition, count, then per entry four lengths, two timestamps, reason, partition
+		int expected = 9;
+		for (Entry entry : this.entries) {
+			Eviction eviction = entry.eviction();
+			expected += entry.key().length() + eviction.value().length() + eviction.winnerKey().length() + 33;
+		}
+		return BinaryCodec.encode(FORMAT, expected, (out) -> out.int32(this.partition)
 			.list(this.entries, (element, entry) -> entry.eviction().write(element.string(entry.key()))));
 	}
 

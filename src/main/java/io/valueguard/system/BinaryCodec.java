@@ -45,7 +45,15 @@ public final class BinaryCodec {
 	}
 
 	public static byte[] encode(byte format, FieldWriter fields) {
-		Out out = new Out();
+		return encode(format, 64, fields);
+	}
+
+	/**
+	 * Like {@link #encode(byte, FieldWriter)}, into a buffer of {@code expectedBytes} (format byte included): a batch
+	 * that knows its size about is written without growing and copying its buffer.
+	 */
+	public static byte[] encode(byte format, int expectedBytes, FieldWriter fields) {
+		Out out = new Out(expectedBytes);
 		try {
 			out.bytes(1).put(format);
 			fields.write(out);
@@ -95,7 +103,11 @@ public final class BinaryCodec {
 	 */
 	public static final class Out {
 
-		private ByteBuffer buffer = ByteBuffer.allocate(64);
+		private ByteBuffer buffer;
+
+		private Out(int capacity) {
+			this.buffer = ByteBuffer.allocate(Math.max(capacity, 16));
+		}
 
 		public Out string(String value) throws IOException {
 			byte[] utf8 = value.getBytes(StandardCharsets.UTF_8);
@@ -144,7 +156,8 @@ public final class BinaryCodec {
 		}
 
 		private byte[] toByteArray() {
-			return Arrays.copyOf(this.buffer.array(), this.buffer.position());
+			byte[] written = this.buffer.array();
+			return (this.buffer.position() == written.length) ? written : Arrays.copyOf(written, this.buffer.position());
 		}
 
 	}

@@ -118,7 +118,8 @@ public final class Outbox<E> implements StateStore, CachedStateStore<Object, Obj
 
 	private void send(int partition, Group<E> group) {
 		List<E> entries = group.entries;
-		group.entries = new ArrayList<>();
+		// the next group is likely about as large: no growing it from ten entries again
+		group.entries = new ArrayList<>(entries.size());
 		group.bytes = 0;
 		this.sender.send(partition, entries);
 	}
