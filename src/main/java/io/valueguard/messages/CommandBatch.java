@@ -41,15 +41,16 @@ public record CommandBatch(int partition, List<Entry> entries) {
 
 	/**
 	 * The owner-commands sink's partitioner: each batch to the partition it was made for. The key stage grouped the
-	 * values with the partition count seen at start-up; a different count now would put values where the owners
-	 * store and lookups do not expect them, so that stops the stream instead.
+	 * values with the partition count seen at start-up. A different count means partitions were added: values would
+	 * now map away from their entries in the owners store, so that stops the stream instead.
 	 */
 	public static StreamPartitioner<String, CommandBatch> partitioner(int partitions) {
 		return (topic, key, batch, numPartitions) -> {
 			if (numPartitions != partitions) {
-				throw new IllegalStateException(("Topic '%s' has %d partitions, but ValueGuard started with %d. The "
-						+ "partition count of an internal topic must not change while instances run; restart them.")
-					.formatted(topic, numPartitions, partitions));
+				throw new IllegalStateException(("Topic '%s' has %d partitions, but ValueGuard started with %d. "
+						+ "Partitions must never be added to an internal topic: values would map away from the state "
+						+ "that arbitrates them. To start over, use a new valueguard.application-id, which rebuilds "
+						+ "the state from the claims topic.").formatted(topic, numPartitions, partitions));
 			}
 			return Optional.of(Set.of(batch.partition()));
 		};
