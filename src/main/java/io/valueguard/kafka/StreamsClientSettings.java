@@ -7,6 +7,7 @@ import io.valueguard.system.ValueGuardProperties;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.state.HostInfo;
 
@@ -66,6 +67,7 @@ class StreamsClientSettings implements StreamsBuilderFactoryBeanConfigurer {
 			if (!configuration.containsKey(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG)) {
 				BoundedRocksDb.configure(configuration, this.properties.rocksdb());
 			}
+			outlastOutagesWhenSending(configuration);
 			factoryBean.setStreamsConfiguration(configuration);
 		}
 		// A factory bean holds one customizer, and a second setKafkaStreamsCustomizer silently replaces the first (the
@@ -77,6 +79,21 @@ class StreamsClientSettings implements StreamsBuilderFactoryBeanConfigurer {
 			// the binder sets its own handler (shut the client down) just before start; a customizer runs after it
 			kafkaStreams.setUncaughtExceptionHandler(this.failures.handlerFor(applicationId));
 		});
+	}
+
+	/**
+	 * The outboxes send when a task commits and on a schedule, outside processing, where Kafka Streams does not retry
+	 * a send that timed out waiting for metadata (as it does while processing): the task's thread would die. With the
+	 * whole cluster gone a client forgets its metadata, so such a send waits for the cluster to come back; it may wait
+	 * as long as Kafka Streams waits out an outage ({@code task.timeout.ms}) instead of the producer's 60 s.
+	 */
+	static void outlastOutagesWhenSending(Properties configuration) {
+		String maxBlock = StreamsConfig.producerPrefix(ProducerConfig.MAX_BLOCK_MS_CONFIG);
+		if (!configuration.containsKey(maxBlock)) {
+			Object taskTimeout = configuration.getOrDefault(StreamsConfig.TASK_TIMEOUT_MS_CONFIG,
+					StreamsConfig.configDef().defaultValues().get(StreamsConfig.TASK_TIMEOUT_MS_CONFIG));
+			configuration.put(maxBlock, String.valueOf(taskTimeout));
+		}
 	}
 
 	/** {@code host:port} as a group instance id: the advertised endpoint is unique and stable by contract. */

@@ -6,6 +6,9 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.StateStore;
@@ -34,6 +37,8 @@ import org.jspecify.annotations.Nullable;
  * A task that fails drops its outbox with its transaction, and replays the input that filled it.
  */
 public final class Outbox<E> implements StateStore, CachedStateStore<Object, Object> {
+
+	private static final Log logger = LogFactory.getLog(Outbox.class);
 
 	/** Sends one group, through the processor that filled it. */
 	@FunctionalInterface
@@ -86,7 +91,41 @@ public final class Outbox<E> implements StateStore, CachedStateStore<Object, Obj
 		this.context = (InternalProcessorContext<?, ?>) context;
 		this.node = this.context.currentNode();
 		this.sender = sender;
-		context.schedule(LINGER, PunctuationType.WALL_CLOCK_TIME, (now) -> sendAll());
+		context.schedule(LINGER, PunctuationType.WALL_CLOCK_TIME, (now) -> sendAllWhileKafkaAnswers());
+	}
+
+	/**
+	 * The scheduled send: when Kafka does not answer in time (the whole cluster gone longer than the producer waits),
+	 * the messages stay for the next attempt, at the latest the commit, which cannot succeed without Kafka either.
+	 */
+	void sendAllWhileKafkaAnswers() {
+		try {
+			sendAll();
+		}
+		catch (RuntimeException ex) {
+			if (!causedByTimeout(ex)) {
+				throw ex;
+			}
+			logger.warn("Kafka did not answer in time; " + pending() + " messages in outbox '" + this.name
+					+ "' wait for the next attempt: " + ex.getMessage());
+		}
+	}
+
+	private static boolean causedByTimeout(Throwable ex) {
+		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+			if (cause instanceof TimeoutException) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	private int pending() {
+		int pending = 0;
+		for (Group<E> group : this.groups) {
+			pending += (group != null) ? group.entries.size() : 0;
+		}
+		return pending;
 	}
 
 	/** Adds a message for {@code partition}; sends that partition's group once it holds {@code budgetBytes}. */
@@ -118,10 +157,20 @@ public final class Outbox<E> implements StateStore, CachedStateStore<Object, Obj
 
 	private void send(int partition, Group<E> group) {
 		List<E> entries = group.entries;
+		int bytes = group.bytes;
 		// the next group is likely about as large: no growing it from ten entries again
 		group.entries = new ArrayList<>(entries.size());
 		group.bytes = 0;
-		this.sender.send(partition, entries);
+		try {
+			this.sender.send(partition, entries);
+		}
+		catch (RuntimeException ex) {
+			// not sent (a send fails before the record is appended): the group keeps its messages, in order
+			entries.addAll(group.entries);
+			group.entries = entries;
+			group.bytes += bytes;
+			throw ex;
+		}
 	}
 
 	private boolean isEmpty() {

@@ -2,9 +2,12 @@ package io.valueguard.system;
 
 import java.nio.file.Files;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
+import java.util.concurrent.atomic.AtomicBoolean;
 
+import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -14,16 +17,25 @@ import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
 import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.errors.StreamsException;
 import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.processor.PunctuationType;
+import org.apache.kafka.streams.processor.Punctuator;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.ProcessorSupplier;
 import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.processor.internals.InternalProcessorContext;
 import org.apache.kafka.streams.state.StoreBuilder;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.mockito.ArgumentCaptor;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.mockito.ArgumentMatchers.eq;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.verify;
 
 /**
  * The outbox in a real task: a processor turns each input record into messages ({@code partition:bytes:name}, comma
@@ -81,6 +93,54 @@ class OutboxTests {
 		this.driver.advanceWallClockTime(Outbox.LINGER.multipliedBy(2));
 
 		assertThat(this.output.readRecordsToList()).isEmpty();
+	}
+
+	/**
+	 * The scheduled send, with the whole cluster gone: the producer gives up waiting for metadata, and the messages
+	 * stay, in order, for the next attempt (a send fails before its record is appended).
+	 */
+	@Test
+	@SuppressWarnings("unchecked")
+	void shouldKeepMessagesWhenKafkaDoesNotAnswerInTime() {
+		Outbox<String> outbox = Outbox.<String>builder("messages").build();
+		InternalProcessorContext<String, String> context = mock(InternalProcessorContext.class);
+		List<String> sent = new ArrayList<>();
+		AtomicBoolean kafkaGone = new AtomicBoolean(true);
+		outbox.connect(context, (partition, entries) -> {
+			if (kafkaGone.get() && partition == 1) {
+				throw new StreamsException("Exception caught while punctuating",
+						new TimeoutException("Topic commands not present in metadata after 60000 ms."));
+			}
+			sent.add(partition + "=" + String.join(",", entries));
+		});
+		ArgumentCaptor<Punctuator> schedule = ArgumentCaptor.forClass(Punctuator.class);
+		verify(context).schedule(eq(Outbox.LINGER), eq(PunctuationType.WALL_CLOCK_TIME), schedule.capture());
+		outbox.add(0, "a", 10);
+		outbox.add(1, "b", 10);
+		outbox.add(1, "c", 10);
+
+		schedule.getValue().punctuate(0);
+		outbox.add(1, "d", 10);
+		kafkaGone.set(false);
+		schedule.getValue().punctuate(100);
+
+		assertThat(sent).containsExactly("0=a", "1=b,c,d");
+	}
+
+	@Test
+	@SuppressWarnings("unchecked")
+	void shouldLetOtherFailuresOfTheScheduledSendThrough() {
+		Outbox<String> outbox = Outbox.<String>builder("messages").build();
+		InternalProcessorContext<String, String> context = mock(InternalProcessorContext.class);
+		outbox.connect(context, (partition, entries) -> {
+			throw new StreamsException("fenced");
+		});
+		ArgumentCaptor<Punctuator> schedule = ArgumentCaptor.forClass(Punctuator.class);
+		verify(context).schedule(eq(Outbox.LINGER), eq(PunctuationType.WALL_CLOCK_TIME), schedule.capture());
+		outbox.add(0, "a", 10);
+
+		assertThatExceptionOfType(StreamsException.class).isThrownBy(() -> schedule.getValue().punctuate(0))
+			.withMessage("fenced");
 	}
 
 	private static final class Messages implements ProcessorSupplier<String, String, String, String> {
