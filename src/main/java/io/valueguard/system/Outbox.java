@@ -173,19 +173,10 @@ public final class Outbox<E> implements StateStore, CachedStateStore<Object, Obj
 		}
 	}
 
-	private boolean isEmpty() {
-		for (Group<E> group : this.groups) {
-			if (group != null && !group.entries.isEmpty()) {
-				return false;
-			}
-		}
-		return true;
-	}
-
 	/** The task is about to commit: everything goes out now, into the transaction that commits its causes. */
 	@Override
 	public void flushCache() {
-		if (this.context == null || isEmpty()) {
+		if (this.context == null || pending() == 0) {
 			return;
 		}
 		ProcessorNode<?, ?, ?, ?> previousNode = this.context.currentNode();
