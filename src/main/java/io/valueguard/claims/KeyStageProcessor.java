@@ -1,12 +1,12 @@
 package io.valueguard.claims;
 
-import java.nio.charset.StandardCharsets;
 import java.util.Set;
 
 import io.valueguard.messages.CommandBatch;
 import io.valueguard.messages.Eviction;
 import io.valueguard.messages.OwnerCommand;
 import io.valueguard.messages.VerdictBatch;
+import io.valueguard.system.KeyPartitions;
 import io.valueguard.system.KeyValueStoreTable;
 import io.valueguard.system.Outbox;
 import io.valueguard.system.RecordSource;
@@ -14,7 +14,6 @@ import io.valueguard.system.StoreType;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.common.utils.Utils;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.ProcessorSupplier;
@@ -135,8 +134,7 @@ final class KeyStageProcessor implements Processor<String, KeyInput, String, Key
 
 		@Override
 		public void command(String value, OwnerCommand command) {
-			int partition = Utils.toPositive(Utils.murmur2(value.getBytes(StandardCharsets.UTF_8)))
-					% KeyStageProcessor.this.commandPartitions;
+			int partition = KeyPartitions.of(value, KeyStageProcessor.this.commandPartitions);
 			KeyStageProcessor.this.outbox.add(partition, new CommandBatch.Entry(value, command),
 					CommandBatch.sizeOf(value, command));
 		}

@@ -1,6 +1,5 @@
 package io.valueguard.query;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -9,7 +8,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
-import org.apache.kafka.common.utils.Utils;
+import io.valueguard.system.KeyPartitions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsMetadata;
 import org.apache.kafka.streams.state.HostInfo;
@@ -67,7 +66,7 @@ final class KnownAssignment {
 			return List.of();
 		}
 		// the default partitioner's choice, as Kafka Streams makes it for the store's source topic
-		int partition = Utils.toPositive(Utils.murmur2(key.getBytes(StandardCharsets.UTF_8))) % snapshot.partitions();
+		int partition = KeyPartitions.of(key, snapshot.partitions());
 		Set<HostInfo> hosts = new LinkedHashSet<>(snapshot.hosts().getOrDefault(partition, List.of()));
 		return List.copyOf(hosts);
 	}

@@ -60,12 +60,10 @@ public final class Outbox<E> implements StateStore, CachedStateStore<Object, Obj
 
 	/** A new outbox per task, as Kafka Streams builds every store. */
 	public static <E> StoreBuilder<Outbox<E>> builder(String name) {
-		return new Builder<>(name, BUDGET_BYTES);
+		return new Builder<>(name);
 	}
 
 	private final String name;
-
-	private final int budgetBytes;
 
 	@SuppressWarnings("unchecked")
 	private Group<E>[] groups = new Group[0];
@@ -78,9 +76,8 @@ public final class Outbox<E> implements StateStore, CachedStateStore<Object, Obj
 
 	private boolean open;
 
-	private Outbox(String name, int budgetBytes) {
+	private Outbox(String name) {
 		this.name = name;
-		this.budgetBytes = budgetBytes;
 	}
 
 	/**
@@ -128,7 +125,7 @@ public final class Outbox<E> implements StateStore, CachedStateStore<Object, Obj
 		return pending;
 	}
 
-	/** Adds a message for {@code partition}; sends that partition's group once it holds {@code budgetBytes}. */
+	/** Adds a message for {@code partition}; sends that partition's group once it holds {@link #BUDGET_BYTES}. */
 	public void add(int partition, E entry, int sizeBytes) {
 		if (partition >= this.groups.length) {
 			this.groups = Arrays.copyOf(this.groups, partition + 1);
@@ -140,7 +137,7 @@ public final class Outbox<E> implements StateStore, CachedStateStore<Object, Obj
 		}
 		group.entries.add(entry);
 		group.bytes += sizeBytes;
-		if (group.bytes >= this.budgetBytes) {
+		if (group.bytes >= BUDGET_BYTES) {
 			send(partition, group);
 		}
 	}
@@ -248,11 +245,11 @@ public final class Outbox<E> implements StateStore, CachedStateStore<Object, Obj
 
 	}
 
-	private record Builder<E>(String name, int budgetBytes) implements StoreBuilder<Outbox<E>> {
+	private record Builder<E>(String name) implements StoreBuilder<Outbox<E>> {
 
 		@Override
 		public Outbox<E> build() {
-			return new Outbox<>(this.name, this.budgetBytes);
+			return new Outbox<>(this.name);
 		}
 
 		@Override
