@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -52,6 +53,19 @@ class StreamsMeterBinder implements DisposableBean {
 
 	private final Map<String, Binding> bindings = new ConcurrentHashMap<>();
 
+	/*
+	 * Every meter this binder has registered, by name and tags. Asking the registry instead (find) walks all of its
+	 * meters for each new one: thousands of walks when a rebalance brings the tasks' metrics, on a core the pipeline
+	 * needs (docs/benchmarks.md).
+	 */
+	private final Set<MeterKey> bound = ConcurrentHashMap.newKeySet();
+
+	private record MeterKey(String name, Tags tags) {
+	}
+
+	private record BoundMeter(MeterKey key, Meter meter) {
+	}
+
 	StreamsMeterBinder(MeterRegistry registry, java.time.Duration refresh) {
 		this.registry = registry;
 		this.refreshMillis = refresh.toMillis();
@@ -64,7 +78,7 @@ class StreamsMeterBinder implements DisposableBean {
 
 		private final KafkaStreams streams;
 
-		private final Map<MetricName, Meter> meters = new ConcurrentHashMap<>();
+		private final Map<MetricName, BoundMeter> meters = new ConcurrentHashMap<>();
 
 		private final ScheduledFuture<?> refresh;
 
@@ -84,9 +98,10 @@ class StreamsMeterBinder implements DisposableBean {
 			try {
 				Map<MetricName, ? extends Metric> current = this.streams.metrics();
 				current.forEach((name, metric) -> {
-					// text-valued metrics (ids, versions) say nothing a time series can
-					if (metric.metricValue() instanceof Number && !this.meters.containsKey(name)) {
-						Meter meter = bind(name, metric);
+					// text-valued metrics (ids, versions) say nothing a time series can; bound ones are not asked
+					// for their value, which for a rate means computing it
+					if (!this.meters.containsKey(name) && metric.metricValue() instanceof Number) {
+						BoundMeter meter = bind(name, metric);
 						if (meter != null) {
 							this.meters.put(name, meter);
 						}
@@ -98,38 +113,44 @@ class StreamsMeterBinder implements DisposableBean {
 						gone.add(name);
 					}
 				});
-				gone.forEach((name) -> StreamsMeterBinder.this.registry.remove(this.meters.remove(name)));
+				gone.forEach((name) -> unregister(this.meters.remove(name)));
 			}
 			catch (RuntimeException ex) {
 				logger.warn("Could not refresh Kafka Streams metrics of " + this.applicationId + ": " + ex);
 			}
 		}
 
-		private @Nullable Meter bind(MetricName name, Metric metric) {
+		private @Nullable BoundMeter bind(MetricName name, Metric metric) {
 			String meterName = meterName(name);
 			Tags tags = tags(this.applicationId, name);
 			// two metrics on one meter would share it, and the first to go would take it along; the tags keep Kafka's
 			// apart (client, topic, partition), and one they do not is left out
-			if (StreamsMeterBinder.this.registry.find(meterName).tags(tags).meter() != null) {
+			MeterKey key = new MeterKey(meterName, tags);
+			if (!StreamsMeterBinder.this.bound.add(key)) {
 				logger.debug("Kafka metric " + name + " maps to a meter that is already bound: left out");
 				return null;
 			}
-			if (name.name().endsWith("-total")) {
-				return FunctionCounter.builder(meterName, metric, new LastGoodValue())
-					.description(name.description())
-					.tags(tags)
-					.register(StreamsMeterBinder.this.registry);
-			}
-			return Gauge.builder(meterName, metric, StreamsMeterBinder::gaugeValue)
-				.description(name.description())
-				.tags(tags)
-				.register(StreamsMeterBinder.this.registry);
+			Meter meter = name.name().endsWith("-total")
+					? FunctionCounter.builder(meterName, metric, new LastGoodValue())
+						.description(name.description())
+						.tags(tags)
+						.register(StreamsMeterBinder.this.registry)
+					: Gauge.builder(meterName, metric, StreamsMeterBinder::gaugeValue)
+						.description(name.description())
+						.tags(tags)
+						.register(StreamsMeterBinder.this.registry);
+			return new BoundMeter(key, meter);
+		}
+
+		private void unregister(BoundMeter bound) {
+			StreamsMeterBinder.this.registry.remove(bound.meter());
+			StreamsMeterBinder.this.bound.remove(bound.key());
 		}
 
 		synchronized void close() {
 			this.closed = true;
 			this.refresh.cancel(false);
-			this.meters.values().forEach(StreamsMeterBinder.this.registry::remove);
+			this.meters.values().forEach(this::unregister);
 			this.meters.clear();
 		}
 

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.Set;
 import java.util.TreeSet;
 
+import ch.qos.logback.classic.LoggerContext;
 import io.valueguard.ValueGuardApplication;
 import io.valueguard.support.ApiClient;
 import io.valueguard.support.FreePorts;
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
 import tools.jackson.databind.JsonNode;
 
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -152,7 +154,13 @@ class ObservabilityIntegrationTests {
 					"application_id=\"valueguard-keys\"", "topic=\"valueguard.claims\"").orElse(0))
 				.isGreaterThanOrEqualTo(12);
 			assertThat(scrape.values("kafka_stream_consumer_fetch_manager_partition_records_lag_max")).isNotEmpty();
+			// log events by level (metrics/LogEventMetrics), one series each; start-up alone logs at INFO
+			assertThat(scrape.values("logback_events_total", "level=\"info\"")).singleElement()
+				.satisfies((events) -> assertThat(events).isPositive());
+			assertThat(scrape.values("logback_events_total", "level=\"error\"")).hasSize(1);
 		});
+		// counted by an appender: no turbo filter in the way of the clients' per-record level checks
+		assertThat(((LoggerContext) LoggerFactory.getILoggerFactory()).getTurboFilterList()).isEmpty();
 	}
 
 	@Test

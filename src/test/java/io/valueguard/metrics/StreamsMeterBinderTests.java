@@ -116,6 +116,30 @@ class StreamsMeterBinderTests {
 		assertThat(this.failures).isEmpty();
 	}
 
+	@Test
+	void shouldBindOneMeterWhenTwoMetricsMapToItAndTheOtherWhenTheFirstGoes() {
+		// the process id is left out of the tags: two metrics that differ only in it map to one meter
+		Map<MetricName, Metric> metrics = new ConcurrentHashMap<>();
+		MetricName first = new MetricName("alive-stream-threads", "stream-metrics", "",
+				Map.of("client-id", CLIENT_ID, "process-id", "first"));
+		put(metrics, first, 1);
+		this.binder.bind("keys", "valueguard-keys", streams(metrics));
+		String name = "kafka_stream_alive_stream_threads";
+		await().atMost(Duration.ofSeconds(10))
+			.untilAsserted(() -> assertThat(new Scrape(this.registry.scrape()).values(name)).containsExactly(1.0));
+
+		put(metrics, new MetricName("alive-stream-threads", "stream-metrics", "",
+				Map.of("client-id", CLIENT_ID, "process-id", "second")), 2);
+		await().during(Duration.ofMillis(200))
+			.atMost(Duration.ofSeconds(2))
+			.untilAsserted(() -> assertThat(new Scrape(this.registry.scrape()).values(name)).containsExactly(1.0));
+
+		metrics.remove(first);
+		await().atMost(Duration.ofSeconds(10))
+			.untilAsserted(() -> assertThat(new Scrape(this.registry.scrape()).values(name)).containsExactly(2.0));
+		assertThat(this.failures).isEmpty();
+	}
+
 	private static KafkaStreams streams(Map<MetricName, Metric> metrics) {
 		KafkaStreams streams = mock(KafkaStreams.class);
 		when(streams.metrics()).thenAnswer((invocation) -> Map.copyOf(metrics));
