@@ -110,22 +110,8 @@ public final class BinaryCodec {
 		}
 
 		public Out string(String value) throws IOException {
-			// ASCII, as keys and values mostly are, is its own UTF-8: written straight into the buffer, without the
-			// array getBytes makes for every string (a measurable share of the pipeline's allocations)
-			int length = value.length();
-			ByteBuffer target = bytes(4 + length);
-			byte[] array = target.array();
-			int start = target.position() + 4;
-			for (int i = 0; i < length; i++) {
-				char c = value.charAt(i);
-				if (c >= 0x80) {
-					byte[] utf8 = value.getBytes(StandardCharsets.UTF_8);
-					bytes(4 + utf8.length).putInt(utf8.length).put(utf8);
-					return this;
-				}
-				array[start + i] = (byte) c;
-			}
-			target.putInt(length).position(start + length);
+			byte[] utf8 = value.getBytes(StandardCharsets.UTF_8);
+			bytes(4 + utf8.length).putInt(utf8.length).put(utf8);
 			return this;
 		}
 
