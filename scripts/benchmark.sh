@@ -16,7 +16,8 @@
 #       the same changelog. Defaults: 1000000 1024 256.
 #   scripts/benchmark.sh latency [seconds] [claims/s]
 #       Claim-to-eviction latency (p50, p90, p99) seen by a read_committed consumer of the evictions topic, at
-#       [claims/s], by default half of the maximum throughput measured first in the same run. Default: 60 s.
+#       [claims/s], by default half of the maximum throughput measured first in the same run, and how long each
+#       stage's commits took under that load. Default: 60 s.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # the packaged jar is what runs, as users run it
@@ -30,7 +31,7 @@ fi
 if [ "${1:-}" = "latency" ]; then
   ./mvnw -B -ntp test -Dtest=LatencyBenchmark -Dsurefire.failIfNoSpecifiedTests=false \
     -Dvalueguard.bench.seconds="${2:-60}" -Dvalueguard.bench.rate="${3:-0}" \
-    | grep -E '^\||partitions,|Tests run|FAIL|ERROR'
+    | grep -E '^\||partitions,|Commit latency|Tests run|FAIL|ERROR'
   exit 0
 fi
 ./mvnw -B -ntp test -Dtest=ThroughputBenchmark -Dsurefire.failIfNoSpecifiedTests=false ${BENCH_OPTS:-} \

@@ -23,6 +23,7 @@ import io.valueguard.claims.EvictionEventSerde;
 import io.valueguard.messages.Eviction;
 import io.valueguard.support.BrokerProcess;
 import io.valueguard.support.InstanceProcess;
+import io.valueguard.support.Scrape;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -80,14 +81,18 @@ class LatencyBenchmark {
 				rate = (int) (claimsPerSecond / 2);
 				maximum = String.format(Locale.ROOT, "%,.0f claims/s measured first", claimsPerSecond);
 			}
-			List<Long> latencies = underLoad(broker, admin, work, rate);
+			List<String> commits = new ArrayList<>();
+			List<Long> latencies = underLoad(broker, admin, work, rate, commits);
 			Collections.sort(latencies);
 			String report = String.format(Locale.ROOT,
 					"%d partitions, %,d keys, %,d values, exactly_once_v2, defaults; %,d claims/s for %d s (maximum: "
 							+ "%s)%n%n| evictions measured | p50 | p90 | p99 | max |%n| --- | --- | --- | --- | --- |%n"
 							+ "| %,d | %d ms | %d ms | %d ms | %d ms |%n",
 					PARTITIONS, KEYS, VALUES, rate, SECONDS, maximum, latencies.size(), percentile(latencies, 50),
-					percentile(latencies, 90), percentile(latencies, 99), latencies.get(latencies.size() - 1));
+					percentile(latencies, 90), percentile(latencies, 99), latencies.get(latencies.size() - 1))
+					+ String.format(Locale.ROOT, "%nCommit latency of each stage's stream thread, average and maximum "
+							+ "over the last 30 s of load (Kafka's commit-latency metrics):%n%n| stage | average | "
+							+ "maximum |%n| --- | --- | --- |%n%s", String.join("", commits));
 			System.out.println(report);
 			Files.writeString(work.resolve("report.md"), report);
 		}
@@ -116,8 +121,12 @@ class LatencyBenchmark {
 		}
 	}
 
-	/** Latencies in milliseconds of the evictions by a later claim, after the warm-up. */
-	private static List<Long> underLoad(BrokerProcess broker, Admin admin, Path work, int rate) throws Exception {
+	/**
+	 * Latencies in milliseconds of the evictions by a later claim, after the warm-up; adds a table row per stage to
+	 * {@code commits}: how long its commits took while the load ran.
+	 */
+	private static List<Long> underLoad(BrokerProcess broker, Admin admin, Path work, int rate, List<String> commits)
+			throws Exception {
 		String topic = "bench.live";
 		admin.createTopics(List.of(new NewTopic(topic, PARTITIONS, (short) 1))).all().get();
 		String prefix = "bench-vg-live";
@@ -137,6 +146,13 @@ class LatencyBenchmark {
 					producing), "evictions-consumer");
 			consumer.start();
 			produce(broker, topic, rate, start);
+			Scrape scrape = new Scrape(instance.api().get("/actuator/prometheus").body());
+			for (String stage : List.of("keys", "values")) {
+				String application = "application_id=\"" + prefix + "-" + stage + "\"";
+				commits.add(String.format(Locale.ROOT, "| %s | %.1f ms | %.1f ms |%n", stage,
+						scrape.values("kafka_stream_thread_commit_latency_avg", application).get(0),
+						scrape.values("kafka_stream_thread_commit_latency_max", application).get(0)));
+			}
 			// evictions of the last claims still arrive for a moment
 			Thread.sleep(3_000);
 			producing.set(false);
