@@ -84,6 +84,11 @@ public class LookupRouter {
 		return lookup(StoreView.CLAIMS, key, maxLag, forwarded);
 	}
 
+	/** A lookup another instance forwarded here: answered from this instance's stores, never forwarded again. */
+	<T> Answer<T> forwarded(StoreView<?, T> view, String key, @Nullable Long maxLag) {
+		return lookup(view, key, maxLag, true);
+	}
+
 	/**
 	 * Looks up many keys at once: grouped by the instance that holds each key's partition, one request per other
 	 * instance, all in parallel. What a forwarded batch answers holds only the keys this instance is active for (the

@@ -154,20 +154,24 @@ class RemoteInstances implements DisposableBean {
 
 	private static <T> Answer<T> answer(HostInfo host, StoreView<?, T> view, ClassicHttpResponse response)
 			throws IOException {
-		String header = header(response, ForwardingHeaders.SERVED_BY);
-		String servedBy = (header != null) ? header : Hosts.name(host);
+		// every answer of InstanceLookupServlet names its instance: a 404 without the header is a missing route (an
+		// instance of a build before the servlet), not a missing entry
+		String servedBy = header(response, ForwardingHeaders.SERVED_BY);
+		int status = response.getCode();
+		if (servedBy == null || (status != HttpStatus.OK.value() && status != HttpStatus.NOT_FOUND.value())) {
+			// read to the end, so that the connection goes back to the pool
+			EntityUtils.consume(response.getEntity());
+			throw new UnavailableException(Hosts.name(host) + " answered " + status
+					+ ((servedBy == null) ? " without " + ForwardingHeaders.SERVED_BY : ""), null);
+		}
 		String lag = header(response, ForwardingHeaders.OFFSET_LAG);
 		Long offsetLag = (lag != null) ? Long.valueOf(lag) : null;
-		if (response.getCode() == HttpStatus.OK.value()) {
-			T entry = JSON.readValue(EntityUtils.toByteArray(response.getEntity()), view.type());
-			return new Answer<>(entry, servedBy, offsetLag);
-		}
-		// read to the end, so that the connection goes back to the pool
-		EntityUtils.consume(response.getEntity());
-		if (response.getCode() == HttpStatus.NOT_FOUND.value()) {
+		if (status == HttpStatus.NOT_FOUND.value()) {
+			EntityUtils.consume(response.getEntity());
 			return new Answer<>(null, servedBy, offsetLag);
 		}
-		throw new UnavailableException(Hosts.name(host) + " answered " + response.getCode(), null);
+		T entry = JSON.readValue(EntityUtils.toByteArray(response.getEntity()), view.type());
+		return new Answer<>(entry, servedBy, offsetLag);
 	}
 
 	private static @Nullable String header(ClassicHttpResponse response, String name) {
@@ -228,7 +232,8 @@ class RemoteInstances implements DisposableBean {
 	/** Built by hand: expanding a URI template per forward cost several percent of the asking instance's CPU. */
 	private static URI uri(HostInfo host, StoreView<?, ?> view, @Nullable Long maxLag, String key) {
 		StringBuilder uri = new StringBuilder("http://").append(Hosts.name(host))
-			.append(view.path())
+			.append(InstanceLookupServlet.PATH)
+			.append(view.name())
 			.append('?')
 			.append(view.parameter())
 			.append('=')

@@ -33,6 +33,11 @@ record StoreView<V, T>(String store, String path, String parameter, boolean cach
 			(value, owner) -> owner.holds() ? new OwnerView(value, owner.key(), owner.timestamp()) : null,
 			OwnerView::value);
 
+	/** The view's name: the last segment of its path ({@code bindings}, {@code claims}, {@code owners}). */
+	String name() {
+		return this.path.substring(this.path.lastIndexOf('/') + 1);
+	}
+
 	/** The same view, never answered from the cache of forwarded answers: for reads that must see the latest. */
 	StoreView<V, T> uncached() {
 		return new StoreView<>(this.store, this.path, this.parameter, false, this.type, this.view, this.keyOf);

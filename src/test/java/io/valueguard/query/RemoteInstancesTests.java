@@ -41,7 +41,7 @@ class RemoteInstancesTests {
 
 	RemoteInstancesTests() throws IOException {
 		this.server = HttpServer.create(new InetSocketAddress("localhost", 0), 0);
-		this.server.createContext("/api/bindings", this::answer);
+		this.server.createContext(InstanceLookupServlet.PATH + "bindings", this::answer);
 		this.host = new HostInfo("localhost", this.server.getAddress().getPort());
 		StreamsClients clients = mock(StreamsClients.class);
 		when(clients.self()).thenReturn(new HostInfo("asking-host", 8080));
@@ -112,6 +112,14 @@ class RemoteInstancesTests {
 			.isThrownBy(() -> this.remote.lookup(this.host, StoreView.BINDINGS, "moving", null))
 			.withMessageContaining("answered 503");
 		assertThat(this.queries).as("asked once").hasSize(1);
+	}
+
+	@Test
+	void shouldNotTakeAMissingRouteForAnAbsentEntry() {
+		// the stand-in has no owners lookup, as an instance of a build before the servlet has none: a bare 404
+		assertThatExceptionOfType(RemoteInstances.UnavailableException.class)
+			.isThrownBy(() -> this.remote.lookup(this.host, StoreView.OWNERS, "seat-1", null))
+			.withMessageContaining("answered 404 without " + ForwardingHeaders.SERVED_BY);
 	}
 
 	@Test
