@@ -47,8 +47,8 @@ class ApiDocumentation {
 		PROBLEM_TYPES.entrySet()
 			.stream()
 			.sorted(Map.Entry.comparingByKey())
-			.forEach((type) -> types.append("\n- `https://valueguard.io/problems/")
-				.append(type.getKey())
+			.forEach((type) -> types.append("\n- `")
+				.append(ProblemHandler.type(type.getKey()))
 				.append("`: ")
 				.append(type.getValue()));
 		return new OpenAPI()

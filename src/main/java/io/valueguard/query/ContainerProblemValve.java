@@ -30,7 +30,7 @@ class ContainerProblemValve extends ErrorReportValve {
 		}
 		HttpStatus known = HttpStatus.resolve(status);
 		Map<String, Object> problem = new LinkedHashMap<>();
-		problem.put("type", (status == 400) ? "https://valueguard.io/problems/invalid-request" : "about:blank");
+		problem.put("type", (status == 400) ? ProblemHandler.type("invalid-request").toString() : "about:blank");
 		problem.put("title", (known != null) ? known.getReasonPhrase() : "Error");
 		problem.put("status", status);
 		problem.put("detail", detail(status));

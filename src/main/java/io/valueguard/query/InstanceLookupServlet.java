@@ -94,11 +94,7 @@ final class InstanceLookupServlet extends HttpServlet {
 	}
 
 	private static void answer(HttpServletResponse response, Answer<?> answer) throws IOException {
-		response.setHeader(ForwardingHeaders.SERVED_BY, answer.servedBy());
-		if (answer.stale()) {
-			response.setHeader(ForwardingHeaders.STALE, "true");
-			response.setHeader(ForwardingHeaders.OFFSET_LAG, Long.toString(answer.staleLag()));
-		}
+		ForwardingHeaders.of(answer).forEach((name, values) -> values.forEach((value) -> response.addHeader(name, value)));
 		if (answer.entry() == null) {
 			response.setStatus(404);
 			response.setContentLength(0);
@@ -114,7 +110,7 @@ final class InstanceLookupServlet extends HttpServlet {
 	private static void problem(HttpServletResponse response, int status, String type, String title, String detail)
 			throws IOException {
 		Map<String, Object> problem = new LinkedHashMap<>();
-		problem.put("type", "https://valueguard.io/problems/" + type);
+		problem.put("type", ProblemHandler.type(type).toString());
 		problem.put("title", title);
 		problem.put("status", status);
 		problem.put("detail", detail);

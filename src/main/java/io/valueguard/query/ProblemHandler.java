@@ -77,9 +77,14 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
 			.body(problem);
 	}
 
+	/** The {@code type} of every problem body ValueGuard writes, by kind ({@code not-found}, ...). */
+	static URI type(String kind) {
+		return URI.create("https://valueguard.io/problems/" + kind);
+	}
+
 	private static ProblemDetail problem(HttpStatus status, String type, String title, String detail) {
 		ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, detail);
-		problem.setType(URI.create("https://valueguard.io/problems/" + type));
+		problem.setType(type(type));
 		problem.setTitle(title);
 		return problem;
 	}
