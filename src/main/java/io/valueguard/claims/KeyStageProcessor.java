@@ -7,10 +7,10 @@ import io.valueguard.messages.Eviction;
 import io.valueguard.messages.OwnerCommand;
 import io.valueguard.messages.VerdictBatch;
 import io.valueguard.system.KeyPartitions;
-import io.valueguard.system.KeyValueStoreTable;
 import io.valueguard.system.Outbox;
 import io.valueguard.system.RecordSource;
 import io.valueguard.system.StoreType;
+import io.valueguard.system.WriteBehindTable;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.apache.kafka.common.serialization.Serdes;
@@ -29,6 +29,9 @@ final class KeyStageProcessor implements Processor<String, KeyInput, String, Key
 	/** Name of the key stage's store: key to its current claim. */
 	static final String STORE = "bindings";
 
+	/** Name of the store that holds the task's writes to {@link #STORE} until it commits. */
+	static final String PENDING_WRITES = "bindings-pending-writes";
+
 	/** Name of the store that holds the task's commands until they go out in batches. */
 	static final String OUTBOX = "owner-command-outbox";
 
@@ -36,6 +39,7 @@ final class KeyStageProcessor implements Processor<String, KeyInput, String, Key
 			StoreType storeType, int commandPartitions) {
 		StoreBuilder<KeyValueStore<String, KeyClaim>> store = Stores
 			.keyValueStoreBuilder(storeType.supplier(STORE), Serdes.String(), new KeyClaim.Serde());
+		StoreBuilder<WriteBehindTable<String, KeyClaim>> pendingWrites = WriteBehindTable.builder(PENDING_WRITES);
 		StoreBuilder<Outbox<CommandBatch.Entry>> outbox = Outbox.builder(OUTBOX);
 		return new ProcessorSupplier<>() {
 
@@ -46,7 +50,7 @@ final class KeyStageProcessor implements Processor<String, KeyInput, String, Key
 
 			@Override
 			public Set<StoreBuilder<?>> stores() {
-				return Set.of(store, outbox);
+				return Set.of(store, pendingWrites, outbox);
 			}
 
 		};
@@ -72,8 +76,9 @@ final class KeyStageProcessor implements Processor<String, KeyInput, String, Key
 	@Override
 	public void init(ProcessorContext<String, KeyOutput> context) {
 		this.context = context;
-		KeyValueStore<String, KeyClaim> store = context.getStateStore(STORE);
-		this.stage = new KeyStage(new KeyValueStoreTable<>(store), new Effects());
+		WriteBehindTable<String, KeyClaim> bindings = context.getStateStore(PENDING_WRITES);
+		bindings.connect(context, context.getStateStore(STORE));
+		this.stage = new KeyStage(bindings, new Effects());
 		this.outbox = context.getStateStore(OUTBOX);
 		this.outbox.connect(context, (partition, entries) -> {
 			CommandBatch batch = new CommandBatch(partition, entries);

@@ -4,10 +4,10 @@ import java.util.Set;
 
 import io.valueguard.messages.CommandBatch;
 import io.valueguard.messages.VerdictBatch;
-import io.valueguard.system.KeyValueStoreTable;
 import io.valueguard.system.Outbox;
 import io.valueguard.system.RecordSource;
 import io.valueguard.system.StoreType;
+import io.valueguard.system.WriteBehindTable;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.apache.kafka.common.serialization.Serdes;
@@ -26,6 +26,9 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 	/** Name of the value stage's store: value to its top claim. */
 	static final String STORE = "owners";
 
+	/** Name of the store that holds the task's writes to {@link #STORE} until it commits. */
+	static final String PENDING_WRITES = "owners-pending-writes";
+
 	/** Name of the store that holds the task's verdicts until they go out in batches. */
 	static final String OUTBOX = "verdict-outbox";
 
@@ -33,6 +36,7 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 			StoreType storeType) {
 		StoreBuilder<KeyValueStore<String, Owner>> store = Stores
 			.keyValueStoreBuilder(storeType.supplier(STORE), Serdes.String(), new Owner.Serde());
+		StoreBuilder<WriteBehindTable<String, Owner>> pendingWrites = WriteBehindTable.builder(PENDING_WRITES);
 		StoreBuilder<Outbox<VerdictBatch.Entry>> outbox = Outbox.builder(OUTBOX);
 		return new ProcessorSupplier<>() {
 
@@ -43,7 +47,7 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 
 			@Override
 			public Set<StoreBuilder<?>> stores() {
-				return Set.of(store, outbox);
+				return Set.of(store, pendingWrites, outbox);
 			}
 
 		};
@@ -64,13 +68,14 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 	@Override
 	public void init(ProcessorContext<String, VerdictBatch> context) {
 		this.context = context;
-		KeyValueStore<String, Owner> store = context.getStateStore(STORE);
+		WriteBehindTable<String, Owner> owners = context.getStateStore(PENDING_WRITES);
+		owners.connect(context, context.getStateStore(STORE));
 		Outbox<VerdictBatch.Entry> outbox = context.getStateStore(OUTBOX);
 		outbox.connect(context, (partition, entries) -> {
 			VerdictBatch batch = new VerdictBatch(partition, entries);
 			context.forward(new Record<>(null, batch, batch.timestamp()));
 		});
-		this.stage = new ValueStage(new KeyValueStoreTable<>(store), (key, eviction) -> outbox
+		this.stage = new ValueStage(owners, (key, eviction) -> outbox
 			.add(eviction.keyPartition(), new VerdictBatch.Entry(key, eviction), VerdictBatch.sizeOf(key, eviction)));
 	}
 

@@ -1,0 +1,118 @@
+package io.valueguard.system;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.Map;
+
+import org.apache.kafka.streams.processor.PunctuationType;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.internals.InternalProcessorContext;
+import org.apache.kafka.streams.processor.internals.ProcessorRecordContext;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.StoreBuilder;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A stage's table over its store that keeps each entry's latest write until the task commits, then writes it once:
+ * an entry written twice between two commits costs one RocksDB write and one changelog record, not two. Kafka's cost is
+ * per record, and the changelogs are most of what the stages write (docs/design.md, "Writes to the stores wait for
+ * the commit").
+ * <p>
+ * Reads see the pending writes first. Each write goes to the store with the record context it was made under, so its
+ * changelog record carries the timestamp it carries without this table. The writes go out when the task commits (a
+ * {@link PreCommitStore}), when {@link #MAX_PENDING} entries wait, and once the oldest has waited {@link #MAX_DELAY}
+ * (at-least-once commits only every 30 s, and lookups read the store). A task that fails drops them with its
+ * transaction and replays the input that made them. Unlike Kafka's record cache, reads that miss cost one map lookup
+ * and leave nothing behind, so a keyspace far larger than the heap costs nothing extra.
+ */
+public final class WriteBehindTable<K, V> extends PreCommitStore implements StateTable<K, V> {
+
+	/** Writes that wait at most, per task: a few MiB of heap at the entry sizes of the stages' stores. */
+	static final int MAX_PENDING = 10_000;
+
+	/** The longest a write waits when the task does not commit sooner. */
+	static final Duration MAX_DELAY = Duration.ofSeconds(1);
+
+	/** How often the wait is checked. */
+	static final Duration CHECK_INTERVAL = Duration.ofMillis(100);
+
+	/** A new table per task, as Kafka Streams builds every store. */
+	public static <K, V> StoreBuilder<WriteBehindTable<K, V>> builder(String name) {
+		return builder(name, WriteBehindTable::new);
+	}
+
+	private final Map<K, Write<V>> pending = new HashMap<>();
+
+	private @Nullable KeyValueStore<K, V> store;
+
+	private @Nullable InternalProcessorContext<?, ?> context;
+
+	private long oldestPendingSince;
+
+	private WriteBehindTable(String name) {
+		super(name);
+	}
+
+	/**
+	 * Connects the table to the store it writes to and to the processor that writes; called from that processor's
+	 * {@code init}.
+	 */
+	public void connect(ProcessorContext<?, ?> context, KeyValueStore<K, V> store) {
+		this.context = connectTo(context);
+		this.store = store;
+		context.schedule(CHECK_INTERVAL, PunctuationType.WALL_CLOCK_TIME, (now) -> {
+			if (!this.pending.isEmpty() && now - this.oldestPendingSince >= MAX_DELAY.toMillis()) {
+				whileKafkaAnswers(this::writeAll, () -> pending() + " writes to store '" + this.store.name() + "'");
+			}
+		});
+	}
+
+	@Override
+	public @Nullable V get(K key) {
+		Write<V> write = this.pending.get(key);
+		return (write != null) ? write.value() : this.store.get(key);
+	}
+
+	@Override
+	public void put(K key, V value) {
+		if (this.pending.isEmpty()) {
+			this.oldestPendingSince = this.context.currentSystemTimeMs();
+		}
+		this.pending.put(key, new Write<>(value, this.context.recordContext()));
+		if (this.pending.size() >= MAX_PENDING) {
+			writeAll();
+		}
+	}
+
+	/** How many entries wait to be written. */
+	int pending() {
+		return this.pending.size();
+	}
+
+	private void writeAll() {
+		Iterator<Map.Entry<K, Write<V>>> writes = this.pending.entrySet().iterator();
+		while (writes.hasNext()) {
+			Map.Entry<K, Write<V>> write = writes.next();
+			actAsProcessor(write.getValue().record(), () -> this.store.put(write.getKey(), write.getValue().value()));
+			// only now: a write whose changelog record was not sent is written again, whole, next time
+			writes.remove();
+		}
+	}
+
+	@Override
+	public void flushCache() {
+		if (connected() && !this.pending.isEmpty()) {
+			writeAll();
+		}
+	}
+
+	@Override
+	public void clearCache() {
+		this.pending.clear();
+	}
+
+	private record Write<V>(V value, ProcessorRecordContext record) {
+	}
+
+}

@@ -1,0 +1,249 @@
+package io.valueguard.system;
+
+import java.nio.file.Files;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import java.util.Set;
+
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.errors.StreamsException;
+import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.processor.PunctuationType;
+import org.apache.kafka.streams.processor.Punctuator;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.ProcessorSupplier;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.processor.internals.InternalProcessorContext;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.StoreBuilder;
+import org.apache.kafka.streams.state.Stores;
+import org.apache.kafka.streams.test.TestRecord;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.mockito.ArgumentCaptor;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
+import static org.mockito.ArgumentMatchers.eq;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.doThrow;
+import static org.mockito.Mockito.never;
+import static org.mockito.Mockito.times;
+import static org.mockito.Mockito.verify;
+import static org.mockito.Mockito.when;
+
+/**
+ * The table in a real task, over a RocksDB store with a changelog: a processor runs each input record's commands
+ * ({@code put:key:value}, {@code get:key} through the table, {@code stored:key} straight from the store, comma
+ * separated) and forwards what it read as {@code key=value}. The driver commits after every input record, which is
+ * when the table writes.
+ */
+class WriteBehindTableTests {
+
+	private static final String CHANGELOG = "write-behind-test-entries-changelog";
+
+	private final TopologyTestDriver driver;
+
+	private final TestInputTopic<String, String> input;
+
+	private final TestOutputTopic<String, String> reads;
+
+	private final TestOutputTopic<String, String> changelog;
+
+	WriteBehindTableTests() throws Exception {
+		StreamsBuilder builder = new StreamsBuilder();
+		builder.stream("in", Consumed.with(Serdes.String(), Serdes.String()))
+			.process(new Commands())
+			.to("reads", Produced.with(Serdes.String(), Serdes.String()));
+		Properties config = new Properties();
+		config.put(StreamsConfig.APPLICATION_ID_CONFIG, "write-behind-test");
+		config.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+		config.put(StreamsConfig.STATE_DIR_CONFIG, Files.createTempDirectory("write-behind").toString());
+		this.driver = new TopologyTestDriver(builder.build(), config, Instant.ofEpochMilli(1_000_000));
+		this.input = this.driver.createInputTopic("in", new StringSerializer(), new StringSerializer());
+		this.reads = this.driver.createOutputTopic("reads", new StringDeserializer(), new StringDeserializer());
+		this.changelog = this.driver.createOutputTopic(CHANGELOG, new StringDeserializer(), new StringDeserializer());
+	}
+
+	@AfterEach
+	void close() {
+		this.driver.close();
+	}
+
+	@Test
+	void shouldWriteAnEntryOnceWhenTheTaskCommitsHoweverOftenItChanged() {
+		this.input.pipeInput("x", "put:a:1,put:b:1,put:a:2,put:a:3", 500);
+
+		assertThat(this.changelog.readKeyValuesToMap()).containsOnlyKeys("a", "b")
+			.containsEntry("a", "3")
+			.containsEntry("b", "1");
+		assertThat(this.driver.<String, String>getKeyValueStore("entries").get("a")).isEqualTo("3");
+	}
+
+	@Test
+	void shouldReadItsOwnWritesBeforeTheStoreHasThem() {
+		this.input.pipeInput("x", "put:a:1", 500);
+		this.input.pipeInput("x", "put:a:2,get:a,stored:a,get:b", 600);
+
+		assertThat(this.reads.readValuesToList()).containsExactly("a=2", "a=1", "b=null");
+	}
+
+	@Test
+	void shouldWriteEachEntryWithTheTimestampOfTheRecordThatMadeIt() {
+		this.input.pipeInput("x", "put:a:1", 500);
+		this.input.pipeInput("x", "put:a:2", 700);
+
+		assertThat(this.changelog.readRecordsToList()).extracting(TestRecord::getValue, TestRecord::timestamp)
+			.containsExactly(tuple("1", 500L), tuple("2", 700L));
+	}
+
+	@Test
+	void shouldWriteAsSoonAsTheMostEntriesWait() {
+		StringBuilder commands = new StringBuilder();
+		for (int i = 0; i < WriteBehindTable.MAX_PENDING; i++) {
+			commands.append("put:k").append(i).append(":v,");
+		}
+		commands.append("put:k0:w,stored:k0,stored:k1");
+
+		this.input.pipeInput("x", commands.toString(), 500);
+
+		// the last of MAX_PENDING writes wrote them all, before the record was done; k0's second write waited
+		assertThat(this.reads.readValuesToList()).containsExactly("k0=v", "k1=v");
+		assertThat(this.driver.<String, String>getKeyValueStore("entries").get("k0")).isEqualTo("w");
+	}
+
+	@Test
+	@SuppressWarnings("unchecked")
+	void shouldWriteWhatWaitedTheLongestDelayWhenTheTaskDoesNotCommit() {
+		WriteBehindTable<String, String> table = WriteBehindTable.<String, String>builder("entries").build();
+		InternalProcessorContext<String, String> context = mock(InternalProcessorContext.class);
+		KeyValueStore<String, String> store = mock(KeyValueStore.class);
+		table.connect(context, store);
+		ArgumentCaptor<Punctuator> schedule = ArgumentCaptor.forClass(Punctuator.class);
+		verify(context).schedule(eq(WriteBehindTable.CHECK_INTERVAL), eq(PunctuationType.WALL_CLOCK_TIME),
+				schedule.capture());
+		long delay = WriteBehindTable.MAX_DELAY.toMillis();
+		when(context.currentSystemTimeMs()).thenReturn(10_000L);
+		table.put("a", "1");
+		when(context.currentSystemTimeMs()).thenReturn(10_000L + delay / 2);
+		table.put("b", "1");
+
+		schedule.getValue().punctuate(10_000L + delay - 1);
+		verify(store, never()).put("a", "1");
+		schedule.getValue().punctuate(10_000L + delay);
+
+		verify(store).put("a", "1");
+		verify(store).put("b", "1");
+		assertThat(table.pending()).isZero();
+	}
+
+	/**
+	 * The scheduled write, with the whole cluster gone: the changelog send gives up waiting for metadata, and the
+	 * write stays, whole, for the next attempt.
+	 */
+	@Test
+	@SuppressWarnings("unchecked")
+	void shouldKeepWritesWhenKafkaDoesNotAnswerInTime() {
+		WriteBehindTable<String, String> table = WriteBehindTable.<String, String>builder("entries").build();
+		InternalProcessorContext<String, String> context = mock(InternalProcessorContext.class);
+		KeyValueStore<String, String> store = mock(KeyValueStore.class);
+		table.connect(context, store);
+		ArgumentCaptor<Punctuator> schedule = ArgumentCaptor.forClass(Punctuator.class);
+		verify(context).schedule(eq(WriteBehindTable.CHECK_INTERVAL), eq(PunctuationType.WALL_CLOCK_TIME),
+				schedule.capture());
+		table.put("a", "1");
+		doThrow(new StreamsException("Exception caught while punctuating",
+				new TimeoutException("Topic changelog not present in metadata after 60000 ms.")))
+			.doNothing()
+			.when(store)
+			.put("a", "1");
+		long delay = WriteBehindTable.MAX_DELAY.toMillis();
+
+		schedule.getValue().punctuate(delay);
+		assertThat(table.pending()).isOne();
+		schedule.getValue().punctuate(delay + 100);
+
+		verify(store, times(2)).put("a", "1");
+		assertThat(table.pending()).isZero();
+	}
+
+	@Test
+	@SuppressWarnings("unchecked")
+	void shouldDropWhatWaitsWhenTheTaskFails() {
+		WriteBehindTable<String, String> table = WriteBehindTable.<String, String>builder("entries").build();
+		InternalProcessorContext<String, String> context = mock(InternalProcessorContext.class);
+		KeyValueStore<String, String> store = mock(KeyValueStore.class);
+		table.connect(context, store);
+		table.put("a", "1");
+
+		table.clearCache();
+		table.flushCache();
+
+		verify(store, never()).put("a", "1");
+		assertThat(table.get("a")).isNull();
+	}
+
+	private static final class Commands implements ProcessorSupplier<String, String, String, String> {
+
+		private final StoreBuilder<KeyValueStore<String, String>> store = Stores
+			.keyValueStoreBuilder(Stores.persistentKeyValueStore("entries"), Serdes.String(), Serdes.String());
+
+		private final StoreBuilder<WriteBehindTable<String, String>> table = WriteBehindTable
+			.builder("entries-pending-writes");
+
+		@Override
+		public Set<StoreBuilder<?>> stores() {
+			return Set.of(this.store, this.table);
+		}
+
+		@Override
+		public Processor<String, String, String, String> get() {
+			return new Processor<>() {
+
+				private ProcessorContext<String, String> context;
+
+				private KeyValueStore<String, String> store;
+
+				private WriteBehindTable<String, String> table;
+
+				@Override
+				public void init(ProcessorContext<String, String> context) {
+					this.context = context;
+					this.store = context.getStateStore("entries");
+					this.table = context.getStateStore("entries-pending-writes");
+					this.table.connect(context, this.store);
+				}
+
+				@Override
+				public void process(Record<String, String> record) {
+					List<String> read = new ArrayList<>();
+					for (String command : record.value().split(",")) {
+						String[] fields = command.split(":");
+						switch (fields[0]) {
+							case "put" -> this.table.put(fields[1], fields[2]);
+							case "get" -> read.add(fields[1] + "=" + this.table.get(fields[1]));
+							case "stored" -> read.add(fields[1] + "=" + this.store.get(fields[1]));
+							default -> throw new IllegalArgumentException(command);
+						}
+					}
+					read.forEach((entry) -> this.context.forward(record.withValue(entry)));
+				}
+
+			};
+		}
+
+	}
+
+}
