@@ -125,7 +125,7 @@ public final class Outbox<E> extends PreCommitStore {
 	@Override
 	public void flushCache() {
 		if (connected() && pending() > 0) {
-			actAsProcessor(null, this::sendAll);
+			actAsProcessor(this::sendAll);
 		}
 	}
 

@@ -64,15 +64,14 @@ public abstract class PreCommitStore implements StateStore, CachedStateStore<Obj
 	}
 
 	/**
-	 * Runs {@code work} as the connected processor, with the record context {@code record} (null: what a punctuation
-	 * sees, no input record), then puts back what Kafka Streams had.
+	 * Runs {@code work} as the connected processor, with what a punctuation sees (no input record) unless the work
+	 * {@linkplain #useRecordContext sets a record}, then puts back what Kafka Streams had.
 	 */
-	protected void actAsProcessor(@Nullable ProcessorRecordContext record, Runnable work) {
+	protected void actAsProcessor(Runnable work) {
 		ProcessorNode<?, ?, ?, ?> previousNode = this.context.currentNode();
 		ProcessorRecordContext previousRecord = this.context.recordContext();
 		this.context.setCurrentNode(this.node);
-		this.context.setRecordContext((record != null) ? record : new ProcessorRecordContext(
-				this.context.currentSystemTimeMs(), -1, -1, null, new RecordHeaders()));
+		useRecordContext(null);
 		try {
 			work.run();
 		}
@@ -80,6 +79,12 @@ public abstract class PreCommitStore implements StateStore, CachedStateStore<Obj
 			this.context.setCurrentNode(previousNode);
 			this.context.setRecordContext(previousRecord);
 		}
+	}
+
+	/** Inside {@link #actAsProcessor}: what follows runs as if processing {@code record} (null: no input record). */
+	protected void useRecordContext(@Nullable ProcessorRecordContext record) {
+		this.context.setRecordContext((record != null) ? record : new ProcessorRecordContext(
+				this.context.currentSystemTimeMs(), -1, -1, null, new RecordHeaders()));
 	}
 
 	/**

@@ -2,7 +2,6 @@ package io.valueguard.system;
 
 import java.time.Duration;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.Map;
 
 import org.apache.kafka.streams.processor.PunctuationType;
@@ -91,13 +90,14 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 	}
 
 	private void writeAll() {
-		Iterator<Map.Entry<K, Write<V>>> writes = this.pending.entrySet().iterator();
-		while (writes.hasNext()) {
-			Map.Entry<K, Write<V>> write = writes.next();
-			actAsProcessor(write.getValue().record(), () -> this.store.put(write.getKey(), write.getValue().value()));
-			// only now: a write whose changelog record was not sent is written again, whole, next time
-			writes.remove();
-		}
+		actAsProcessor(() -> {
+			for (Map.Entry<K, Write<V>> write : this.pending.entrySet()) {
+				useRecordContext(write.getValue().record());
+				this.store.put(write.getKey(), write.getValue().value());
+			}
+		});
+		// only now: a write that fails leaves all pending, those done too, and writing one again changes nothing
+		this.pending.clear();
 	}
 
 	@Override

@@ -85,10 +85,12 @@ class ThroughputBenchmark {
 	}
 
 	/**
-	 * One application's run: wall time, CPU seconds of the application's and the broker's JVM meanwhile, and the
-	 * offsets written to each topic of the application (those starting with {@code prefix}).
+	 * One application's run: wall time, CPU seconds of the application's and the broker's JVM meanwhile, the offsets
+	 * written to each topic of the application (those starting with {@code prefix}), and how many commits its stream
+	 * threads made (-1: not known).
 	 */
-	private record Run(String prefix, long millis, double applicationCpu, double brokerCpu, Map<String, Long> offsetsByTopic) {
+	private record Run(String prefix, long millis, double applicationCpu, double brokerCpu, Map<String, Long> offsetsByTopic,
+			long commits) {
 
 		long offsetsWritten() {
 			return this.offsetsByTopic.values().stream().mapToLong(Long::longValue).sum();
@@ -110,6 +112,12 @@ class ThroughputBenchmark {
 		String cpu() {
 			return String.format(Locale.ROOT, "%.1f + %.1f", this.applicationCpu * 1_000_000 / CLAIMS,
 					this.brokerCpu * 1_000_000 / CLAIMS);
+		}
+
+		/** Claims per commit of each stream thread, on average. */
+		String claimsPerCommit(int threads) {
+			return (this.commits > 0) ? String.format(Locale.ROOT, "%,.0f", (double) CLAIMS * threads / this.commits)
+					: "unknown";
 		}
 
 		String writes() {
@@ -163,8 +171,9 @@ class ThroughputBenchmark {
 						valueGuard.claimsPerSecond() / baseline.claimsPerSecond(), baseline.cpu(), valueGuard.cpu(),
 						baseline.writes(), valueGuard.writes()));
 				System.out.println(report);
-				details.append(String.format(Locale.ROOT, "%s: ValueGuard's offsets per claim by topic: %s%n",
-						setting.name(), valueGuard.writesByTopic()));
+				details.append(String.format(Locale.ROOT,
+						"%s: ValueGuard's offsets per claim by topic: %s claims per commit of each stage: %s%n",
+						setting.name(), valueGuard.writesByTopic(), valueGuard.claimsPerCommit(2)));
 			}
 			report.append('\n').append(details);
 			System.out.println(details);
@@ -217,7 +226,12 @@ class ThroughputBenchmark {
 
 	/** Records processed by both stages' stream threads, from the instance's metrics endpoint. */
 	private static long processed(InstanceProcess instance) {
-		ApiClient.Reply reply = instance.api().get("/actuator/metrics/kafka.stream.thread.process.total");
+		return threadMetric(instance, "process.total");
+	}
+
+	/** A stream-thread metric of both stages, summed; -1 before the threads report it. */
+	private static long threadMetric(InstanceProcess instance, String name) {
+		ApiClient.Reply reply = instance.api().get("/actuator/metrics/kafka.stream.thread." + name);
 		return (reply.status() == 200) ? reply.json().get("measurements").get(0).get("value").asLong() : -1;
 	}
 
@@ -265,7 +279,7 @@ class ThroughputBenchmark {
 			}
 			long millis = catchUp.time(() -> Files.exists(log) && Files.readString(log).contains("RUNNING"), process);
 			return new Run(applicationId + "-", millis, catchUp.cpuSeconds(process.pid()), catchUp.cpuSeconds(broker.pid()),
-					offsetsWritten(admin, applicationId));
+					offsetsWritten(admin, applicationId), -1);
 		}
 		finally {
 			process.destroy();
@@ -294,7 +308,7 @@ class ThroughputBenchmark {
 			}
 			long millis = catchUp.time(() -> BenchInstances.running(instance, prefix), null);
 			Run run = new Run(prefix, millis, catchUp.cpuSeconds(instance.pid()), catchUp.cpuSeconds(broker.pid()),
-					offsetsWritten(admin, prefix));
+					offsetsWritten(admin, prefix), threadMetric(instance, "commit.total"));
 			instance.stop();
 			return run;
 		}
