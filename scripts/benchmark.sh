@@ -31,7 +31,7 @@ fi
 if [ "${1:-}" = "latency" ]; then
   ./mvnw -B -ntp test -Dtest=LatencyBenchmark -Dsurefire.failIfNoSpecifiedTests=false \
     -Dvalueguard.bench.seconds="${2:-60}" -Dvalueguard.bench.rate="${3:-0}" \
-    | grep -E '^\||partitions,|Commit latency|Tests run|FAIL|ERROR'
+    | grep -E '^\||partitions,|Where the time went|Commit latency|Tests run|FAIL|ERROR'
   exit 0
 fi
 ./mvnw -B -ntp test -Dtest=ThroughputBenchmark -Dsurefire.failIfNoSpecifiedTests=false ${BENCH_OPTS:-} \

@@ -7,6 +7,9 @@
 #
 #   scripts/lookup-benchmark.sh [seconds] [warm-up seconds]
 #
+# First, SYNC_CLAIMS (default 100) synchronous claims (?wait=5s) one after the other on instance A: how long until
+# each ruling shows in both stores, the latency a registration form sees.
+#
 # Every path is first driven for the warm-up time without measuring (default 30 s each, in two rounds): a cold forward path
 # spends most of its first half-minute compiling, which once made forwards look twice as expensive as they are.
 #
@@ -59,6 +62,15 @@ for i in $(seq 1 200); do
   if [ -n "$local_key" ] && [ -n "$remote_key" ]; then break; fi
 done
 echo "local key: $local_key, forwarded key: $remote_key"
+
+# synchronous claims (?wait=) on an idle pipeline: how long until the ruling is visible in both stores; every other claim
+# takes the value the one before holds, and wins it (a later timestamp), evicting the holder
+: > "$work/sync.txt"
+for i in $(seq 1 ${SYNC_CLAIMS:-100}); do
+  curl -s -o /dev/null -w '%{time_total}\n' -X PUT "localhost:18080/api/bindings/sync-$i?wait=5s" \
+    -H 'Content-Type: text/plain' -d "sync-seat-$(( (i + 1) / 2 ))" >> "$work/sync.txt"
+done
+sort -n "$work/sync.txt" | awk '{t[NR] = $1 * 1000} END {printf "synchronous claims (?wait=5s, %d in a row): p50 %.0f ms, p90 %.0f ms, max %.0f ms\n", NR, t[int(NR * 0.5)], t[int(NR * 0.9)], t[NR]}'
 
 # CPU time (user + system) of one instance, in clock ticks (fields 14 and 15 of /proc/<pid>/stat)
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }

@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.ToLongFunction;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
@@ -82,20 +83,39 @@ class LatencyBenchmark {
 				maximum = String.format(Locale.ROOT, "%,.0f claims/s measured first", claimsPerSecond);
 			}
 			List<String> commits = new ArrayList<>();
-			List<Long> latencies = underLoad(broker, admin, work, rate, commits);
-			Collections.sort(latencies);
+			List<Latency> measured = underLoad(broker, admin, work, rate, commits);
+			List<Long> latencies = sorted(measured, Latency::total);
+			List<Long> untilApplied = sorted(measured, Latency::untilApplied);
+			List<Long> afterApplied = sorted(measured, (latency) -> latency.total() - latency.untilApplied());
 			String report = String.format(Locale.ROOT,
 					"%d partitions, %,d keys, %,d values, exactly_once_v2, defaults; %,d claims/s for %d s (maximum: "
 							+ "%s)%n%n| evictions measured | p50 | p90 | p99 | max |%n| --- | --- | --- | --- | --- |%n"
 							+ "| %,d | %d ms | %d ms | %d ms | %d ms |%n",
 					PARTITIONS, KEYS, VALUES, rate, SECONDS, maximum, latencies.size(), percentile(latencies, 50),
 					percentile(latencies, 90), percentile(latencies, 99), latencies.get(latencies.size() - 1))
+					+ String.format(Locale.ROOT, "%nWhere the time went: from the claim to the key stage applying the "
+							+ "verdict (the eviction event's own timestamp: key stage, its commit, value stage, its "
+							+ "commit), and from then until the consumer got the event (the key stage's next commit):"
+							+ "%n%n| part | p50 | p99 |%n| --- | --- | --- |%n| until applied | %d ms | %d ms |%n"
+							+ "| applied until seen | %d ms | %d ms |%n", percentile(untilApplied, 50),
+							percentile(untilApplied, 99), percentile(afterApplied, 50), percentile(afterApplied, 99))
 					+ String.format(Locale.ROOT, "%nCommit latency of each stage's stream thread, average and maximum "
 							+ "over the last 30 s of load (Kafka's commit-latency metrics):%n%n| stage | average | "
 							+ "maximum |%n| --- | --- | --- |%n%s", String.join("", commits));
 			System.out.println(report);
 			Files.writeString(work.resolve("report.md"), report);
 		}
+	}
+
+	/** One eviction: claim to consumer, and the part until the key stage applied the verdict, in milliseconds. */
+	private record Latency(long total, long untilApplied) {
+
+	}
+
+	private static List<Long> sorted(List<Latency> measured, ToLongFunction<Latency> part) {
+		List<Long> values = new ArrayList<>(measured.stream().map(part::applyAsLong).toList());
+		Collections.sort(values);
+		return values;
 	}
 
 	/** Claims per second of the packaged service catching up with a preloaded topic. */
@@ -122,15 +142,15 @@ class LatencyBenchmark {
 	}
 
 	/**
-	 * Latencies in milliseconds of the evictions by a later claim, after the warm-up; adds a table row per stage to
-	 * {@code commits}: how long its commits took while the load ran.
+	 * Latencies of the evictions by a later claim, after the warm-up; adds a table row per stage to {@code commits}:
+	 * how long its commits took while the load ran.
 	 */
-	private static List<Long> underLoad(BrokerProcess broker, Admin admin, Path work, int rate, List<String> commits)
+	private static List<Latency> underLoad(BrokerProcess broker, Admin admin, Path work, int rate, List<String> commits)
 			throws Exception {
 		String topic = "bench.live";
 		admin.createTopics(List.of(new NewTopic(topic, PARTITIONS, (short) 1))).all().get();
 		String prefix = "bench-vg-live";
-		List<Long> latencies = Collections.synchronizedList(new ArrayList<>());
+		List<Latency> latencies = Collections.synchronizedList(new ArrayList<>());
 		AtomicBoolean producing = new AtomicBoolean(true);
 		try (InstanceProcess instance = instance(broker, work, prefix, topic)) {
 			instance.start();
@@ -181,7 +201,7 @@ class LatencyBenchmark {
 		}
 	}
 
-	private static void consume(BrokerProcess broker, String evictions, long measureFrom, List<Long> latencies,
+	private static void consume(BrokerProcess broker, String evictions, long measureFrom, List<Latency> latencies,
 			AtomicBoolean producing) {
 		try (KafkaConsumer<String, EvictionEvent> consumer = new KafkaConsumer<>(
 				Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(),
@@ -198,7 +218,8 @@ class LatencyBenchmark {
 					long now = System.currentTimeMillis();
 					EvictionEvent event = record.value();
 					if (event.reason() == Eviction.Reason.SUPERSEDED && event.evictedByTimestamp() >= measureFrom) {
-						latencies.add(now - event.evictedByTimestamp());
+						latencies.add(new Latency(now - event.evictedByTimestamp(),
+								event.evictionTimestamp() - event.evictedByTimestamp()));
 					}
 				}
 			}
