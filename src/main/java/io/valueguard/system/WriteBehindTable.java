@@ -13,19 +13,25 @@ import org.apache.kafka.streams.state.StoreBuilder;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A stage's table over its store that keeps each entry's latest write until the task commits, then writes it once:
- * an entry written twice between two commits costs one RocksDB write and one changelog record, not two. Kafka's cost is
- * per record, and the changelogs are most of what the stages write (docs/design.md, "Writes to the stores wait for
- * the commit").
+ * A stage's table over its store that, while its task reads a backlog, keeps each entry's latest write until the task
+ * commits and then writes it once: an entry written twice between two commits costs one RocksDB write and one
+ * changelog record, not two. Kafka's cost is per record, and the changelogs are most of what the stages write
+ * (docs/design.md, "Writes to the stores wait for the commit").
  * <p>
+ * The first {@link #WRITE_THROUGH} writes after each commit go straight to the store: a task that keeps up with live
+ * input writes fewer than that between two commits, few of them meet, and deferring them measured 75 to 95 ms more
+ * claim-to-eviction latency (docs/benchmarks.md). Beyond that the task is reading a backlog, and the writes wait.
  * Reads see the pending writes first. Each write goes to the store with the record context it was made under, so its
- * changelog record carries the timestamp it carries without this table. The writes go out when the task commits (a
- * {@link PreCommitStore}), when {@link #MAX_PENDING} entries wait, and once the oldest has waited {@link #MAX_DELAY}
- * (at-least-once commits only every 30 s, and lookups read the store). A task that fails drops them with its
- * transaction and replays the input that made them. Unlike Kafka's record cache, reads that miss cost one map lookup
- * and leave nothing behind, so a keyspace far larger than the heap costs nothing extra.
+ * changelog record carries the timestamp it carries without this table. The pending writes go out when the task
+ * commits (a {@link PreCommitStore}), when {@link #MAX_PENDING} wait, and once the oldest has waited
+ * {@link #MAX_DELAY} (at-least-once commits only every 30 s, and lookups read the store). A task that fails drops
+ * them with its transaction and replays the input that made them. Unlike Kafka's record cache, reads that miss cost
+ * one map lookup and leave nothing behind, so a keyspace far larger than the heap costs nothing extra.
  */
 public final class WriteBehindTable<K, V> extends PreCommitStore implements StateTable<K, V> {
+
+	/** Writes per task and commit that go straight to the store. */
+	static final int WRITE_THROUGH = 1_000;
 
 	/** Writes that wait at most, per task: a few MiB of heap at the entry sizes of the stages' stores. */
 	static final int MAX_PENDING = 10_000;
@@ -48,6 +54,8 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 	private @Nullable InternalProcessorContext<?, ?> context;
 
 	private long oldestPendingSince;
+
+	private int writesSinceCommit;
 
 	private WriteBehindTable(String name) {
 		super(name);
@@ -75,6 +83,11 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 
 	@Override
 	public void put(K key, V value) {
+		// nothing is pending before the last of these, so the store holds every entry they wrote
+		if (++this.writesSinceCommit <= WRITE_THROUGH) {
+			this.store.put(key, value);
+			return;
+		}
 		if (this.pending.isEmpty()) {
 			this.oldestPendingSince = this.context.currentSystemTimeMs();
 		}
@@ -105,11 +118,13 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 		if (connected() && !this.pending.isEmpty()) {
 			writeAll();
 		}
+		this.writesSinceCommit = 0;
 	}
 
 	@Override
 	public void clearCache() {
 		this.pending.clear();
+		this.writesSinceCommit = 0;
 	}
 
 	private record Write<V>(V value, ProcessorRecordContext record) {

@@ -29,7 +29,7 @@ import org.apache.kafka.streams.processor.internals.InternalProcessorContext;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.StoreBuilder;
 import org.apache.kafka.streams.state.Stores;
-import org.apache.kafka.streams.test.TestRecord;
+import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.mockito.ArgumentCaptor;
@@ -46,9 +46,9 @@ import static org.mockito.Mockito.when;
 
 /**
  * The table in a real task, over a RocksDB store with a changelog: a processor runs each input record's commands
- * ({@code put:key:value}, {@code get:key} through the table, {@code stored:key} straight from the store, comma
- * separated) and forwards what it read as {@code key=value}. The driver commits after every input record, which is
- * when the table writes.
+ * ({@code put:key:value}, {@code get:key} through the table, {@code stored:key} straight from the store, {@code fill}
+ * for as many writes of other keys as go straight to the store after a commit, comma separated) and forwards what it
+ * read as {@code key=value}. The driver commits after every input record, which is when the table writes.
  */
 class WriteBehindTableTests {
 
@@ -83,35 +83,42 @@ class WriteBehindTableTests {
 	}
 
 	@Test
-	void shouldWriteAnEntryOnceWhenTheTaskCommitsHoweverOftenItChanged() {
-		this.input.pipeInput("x", "put:a:1,put:b:1,put:a:2,put:a:3", 500);
+	void shouldWriteStraightToTheStoreWhileACommitHasFewWrites() {
+		this.input.pipeInput("x", "put:a:1,stored:a", 500);
+		this.input.pipeInput("x", "put:a:2,stored:a", 600);
 
-		assertThat(this.changelog.readKeyValuesToMap()).containsOnlyKeys("a", "b")
-			.containsEntry("a", "3")
-			.containsEntry("b", "1");
+		assertThat(this.reads.readValuesToList()).containsExactly("a=1", "a=2");
+		assertThat(this.changelog.readValuesToList()).containsExactly("1", "2");
+	}
+
+	@Test
+	void shouldWriteAnEntryOnceWhenTheTaskCommitsOnceManyWritesWait() {
+		this.input.pipeInput("x", "fill,put:a:1,put:b:1,put:a:2,put:a:3,stored:a", 500);
+
+		assertThat(this.reads.readValuesToList()).containsExactly("a=null");
+		assertThat(changelogOf("a", "b")).containsExactlyInAnyOrder(tuple("a", "3", 500L), tuple("b", "1", 500L));
 		assertThat(this.driver.<String, String>getKeyValueStore("entries").get("a")).isEqualTo("3");
 	}
 
 	@Test
 	void shouldReadItsOwnWritesBeforeTheStoreHasThem() {
 		this.input.pipeInput("x", "put:a:1", 500);
-		this.input.pipeInput("x", "put:a:2,get:a,stored:a,get:b", 600);
+		this.input.pipeInput("x", "fill,put:a:2,get:a,stored:a,get:b", 600);
 
 		assertThat(this.reads.readValuesToList()).containsExactly("a=2", "a=1", "b=null");
 	}
 
 	@Test
 	void shouldWriteEachEntryWithTheTimestampOfTheRecordThatMadeIt() {
-		this.input.pipeInput("x", "put:a:1", 500);
-		this.input.pipeInput("x", "put:a:2", 700);
+		this.input.pipeInput("x", "fill,put:a:1", 500);
+		this.input.pipeInput("x", "fill,put:a:2", 700);
 
-		assertThat(this.changelog.readRecordsToList()).extracting(TestRecord::getValue, TestRecord::timestamp)
-			.containsExactly(tuple("1", 500L), tuple("2", 700L));
+		assertThat(changelogOf("a")).containsExactly(tuple("a", "1", 500L), tuple("a", "2", 700L));
 	}
 
 	@Test
 	void shouldWriteAsSoonAsTheMostEntriesWait() {
-		StringBuilder commands = new StringBuilder();
+		StringBuilder commands = new StringBuilder("fill,");
 		for (int i = 0; i < WriteBehindTable.MAX_PENDING; i++) {
 			commands.append("put:k").append(i).append(":v,");
 		}
@@ -122,6 +129,15 @@ class WriteBehindTableTests {
 		// the last of MAX_PENDING writes wrote them all, before the record was done; k0's second write waited
 		assertThat(this.reads.readValuesToList()).containsExactly("k0=v", "k1=v");
 		assertThat(this.driver.<String, String>getKeyValueStore("entries").get("k0")).isEqualTo("w");
+	}
+
+	private List<Tuple> changelogOf(String... keys) {
+		Set<String> wanted = Set.of(keys);
+		return this.changelog.readRecordsToList()
+			.stream()
+			.filter((record) -> wanted.contains(record.key()))
+			.map((record) -> tuple(record.key(), record.value(), record.timestamp()))
+			.toList();
 	}
 
 	@Test
@@ -135,6 +151,7 @@ class WriteBehindTableTests {
 		verify(context).schedule(eq(WriteBehindTable.CHECK_INTERVAL), eq(PunctuationType.WALL_CLOCK_TIME),
 				schedule.capture());
 		long delay = WriteBehindTable.MAX_DELAY.toMillis();
+		fill(table);
 		when(context.currentSystemTimeMs()).thenReturn(10_000L);
 		table.put("a", "1");
 		when(context.currentSystemTimeMs()).thenReturn(10_000L + delay / 2);
@@ -145,6 +162,24 @@ class WriteBehindTableTests {
 		schedule.getValue().punctuate(10_000L + delay);
 
 		verify(store).put("a", "1");
+		verify(store).put("b", "1");
+		assertThat(table.pending()).isZero();
+	}
+
+	@Test
+	@SuppressWarnings("unchecked")
+	void shouldWriteStraightToTheStoreAgainAfterEachCommit() {
+		WriteBehindTable<String, String> table = WriteBehindTable.<String, String>builder("entries").build();
+		KeyValueStore<String, String> store = mock(KeyValueStore.class);
+		table.connect(mock(InternalProcessorContext.class), store);
+		fill(table);
+		table.put("a", "1");
+		verify(store, never()).put("a", "1");
+
+		table.flushCache();
+		verify(store).put("a", "1");
+		table.put("b", "1");
+
 		verify(store).put("b", "1");
 		assertThat(table.pending()).isZero();
 	}
@@ -163,6 +198,7 @@ class WriteBehindTableTests {
 		ArgumentCaptor<Punctuator> schedule = ArgumentCaptor.forClass(Punctuator.class);
 		verify(context).schedule(eq(WriteBehindTable.CHECK_INTERVAL), eq(PunctuationType.WALL_CLOCK_TIME),
 				schedule.capture());
+		fill(table);
 		table.put("a", "1");
 		doThrow(new StreamsException("Exception caught while punctuating",
 				new TimeoutException("Topic changelog not present in metadata after 60000 ms.")))
@@ -186,6 +222,7 @@ class WriteBehindTableTests {
 		InternalProcessorContext<String, String> context = mock(InternalProcessorContext.class);
 		KeyValueStore<String, String> store = mock(KeyValueStore.class);
 		table.connect(context, store);
+		fill(table);
 		table.put("a", "1");
 
 		table.clearCache();
@@ -193,6 +230,13 @@ class WriteBehindTableTests {
 
 		verify(store, never()).put("a", "1");
 		assertThat(table.get("a")).isNull();
+	}
+
+	/** As many writes of other keys as go straight to the store after a commit: the next ones wait. */
+	private static void fill(StateTable<String, String> table) {
+		for (int i = 0; i < WriteBehindTable.WRITE_THROUGH; i++) {
+			table.put("fill-" + i, "x");
+		}
 	}
 
 	private static final class Commands implements ProcessorSupplier<String, String, String, String> {
@@ -232,6 +276,7 @@ class WriteBehindTableTests {
 					for (String command : record.value().split(",")) {
 						String[] fields = command.split(":");
 						switch (fields[0]) {
+							case "fill" -> fill(this.table);
 							case "put" -> this.table.put(fields[1], fields[2]);
 							case "get" -> read.add(fields[1] + "=" + this.table.get(fields[1]));
 							case "stored" -> read.add(fields[1] + "=" + this.store.get(fields[1]));
