@@ -19,7 +19,7 @@ import org.jspecify.annotations.Nullable;
  * (docs/design.md, "Writes to the stores wait for the commit").
  * <p>
  * The first {@link #WRITE_THROUGH} writes after each commit go straight to the store: a task that keeps up with live
- * input writes fewer than that between two commits, few of them meet, and deferring them measured 75 to 95 ms more
+ * input writes fewer than that between two commits, few of them meet, and deferring them measured 65 to 95 ms more
  * claim-to-eviction latency (docs/benchmarks.md). Beyond that the task is reading a backlog, and the writes wait.
  * Reads see the pending writes first. Each write goes to the store with the record context it was made under, so its
  * changelog record carries the timestamp it carries without this table. The pending writes go out when the task

@@ -62,6 +62,14 @@ class WriteBehindTableTests {
 
 	private final TestOutputTopic<String, String> changelog;
 
+	private final WriteBehindTable<String, String> table = WriteBehindTable.<String, String>builder("entries").build();
+
+	@SuppressWarnings("unchecked")
+	private final InternalProcessorContext<String, String> context = mock(InternalProcessorContext.class);
+
+	@SuppressWarnings("unchecked")
+	private final KeyValueStore<String, String> store = mock(KeyValueStore.class);
+
 	WriteBehindTableTests() throws Exception {
 		StreamsBuilder builder = new StreamsBuilder();
 		builder.stream("in", Consumed.with(Serdes.String(), Serdes.String()))
@@ -141,47 +149,37 @@ class WriteBehindTableTests {
 	}
 
 	@Test
-	@SuppressWarnings("unchecked")
 	void shouldWriteWhatWaitedTheLongestDelayWhenTheTaskDoesNotCommit() {
-		WriteBehindTable<String, String> table = WriteBehindTable.<String, String>builder("entries").build();
-		InternalProcessorContext<String, String> context = mock(InternalProcessorContext.class);
-		KeyValueStore<String, String> store = mock(KeyValueStore.class);
-		table.connect(context, store);
-		ArgumentCaptor<Punctuator> schedule = ArgumentCaptor.forClass(Punctuator.class);
-		verify(context).schedule(eq(WriteBehindTable.CHECK_INTERVAL), eq(PunctuationType.WALL_CLOCK_TIME),
-				schedule.capture());
+		Punctuator check = connectToMocks();
 		long delay = WriteBehindTable.MAX_DELAY.toMillis();
-		fill(table);
-		when(context.currentSystemTimeMs()).thenReturn(10_000L);
-		table.put("a", "1");
-		when(context.currentSystemTimeMs()).thenReturn(10_000L + delay / 2);
-		table.put("b", "1");
+		fill(this.table);
+		when(this.context.currentSystemTimeMs()).thenReturn(10_000L);
+		this.table.put("a", "1");
+		when(this.context.currentSystemTimeMs()).thenReturn(10_000L + delay / 2);
+		this.table.put("b", "1");
 
-		schedule.getValue().punctuate(10_000L + delay - 1);
-		verify(store, never()).put("a", "1");
-		schedule.getValue().punctuate(10_000L + delay);
+		check.punctuate(10_000L + delay - 1);
+		verify(this.store, never()).put("a", "1");
+		check.punctuate(10_000L + delay);
 
-		verify(store).put("a", "1");
-		verify(store).put("b", "1");
-		assertThat(table.pending()).isZero();
+		verify(this.store).put("a", "1");
+		verify(this.store).put("b", "1");
+		assertThat(this.table.pending()).isZero();
 	}
 
 	@Test
-	@SuppressWarnings("unchecked")
 	void shouldWriteStraightToTheStoreAgainAfterEachCommit() {
-		WriteBehindTable<String, String> table = WriteBehindTable.<String, String>builder("entries").build();
-		KeyValueStore<String, String> store = mock(KeyValueStore.class);
-		table.connect(mock(InternalProcessorContext.class), store);
-		fill(table);
-		table.put("a", "1");
-		verify(store, never()).put("a", "1");
+		connectToMocks();
+		fill(this.table);
+		this.table.put("a", "1");
+		verify(this.store, never()).put("a", "1");
 
-		table.flushCache();
-		verify(store).put("a", "1");
-		table.put("b", "1");
+		this.table.flushCache();
+		verify(this.store).put("a", "1");
+		this.table.put("b", "1");
 
-		verify(store).put("b", "1");
-		assertThat(table.pending()).isZero();
+		verify(this.store).put("b", "1");
+		assertThat(this.table.pending()).isZero();
 	}
 
 	/**
@@ -189,47 +187,45 @@ class WriteBehindTableTests {
 	 * write stays, whole, for the next attempt.
 	 */
 	@Test
-	@SuppressWarnings("unchecked")
 	void shouldKeepWritesWhenKafkaDoesNotAnswerInTime() {
-		WriteBehindTable<String, String> table = WriteBehindTable.<String, String>builder("entries").build();
-		InternalProcessorContext<String, String> context = mock(InternalProcessorContext.class);
-		KeyValueStore<String, String> store = mock(KeyValueStore.class);
-		table.connect(context, store);
-		ArgumentCaptor<Punctuator> schedule = ArgumentCaptor.forClass(Punctuator.class);
-		verify(context).schedule(eq(WriteBehindTable.CHECK_INTERVAL), eq(PunctuationType.WALL_CLOCK_TIME),
-				schedule.capture());
-		fill(table);
-		table.put("a", "1");
+		Punctuator check = connectToMocks();
+		fill(this.table);
+		this.table.put("a", "1");
 		doThrow(new StreamsException("Exception caught while punctuating",
 				new TimeoutException("Topic changelog not present in metadata after 60000 ms.")))
 			.doNothing()
-			.when(store)
+			.when(this.store)
 			.put("a", "1");
 		long delay = WriteBehindTable.MAX_DELAY.toMillis();
 
-		schedule.getValue().punctuate(delay);
-		assertThat(table.pending()).isOne();
-		schedule.getValue().punctuate(delay + 100);
+		check.punctuate(delay);
+		assertThat(this.table.pending()).isOne();
+		check.punctuate(delay + 100);
 
-		verify(store, times(2)).put("a", "1");
-		assertThat(table.pending()).isZero();
+		verify(this.store, times(2)).put("a", "1");
+		assertThat(this.table.pending()).isZero();
 	}
 
 	@Test
-	@SuppressWarnings("unchecked")
 	void shouldDropWhatWaitsWhenTheTaskFails() {
-		WriteBehindTable<String, String> table = WriteBehindTable.<String, String>builder("entries").build();
-		InternalProcessorContext<String, String> context = mock(InternalProcessorContext.class);
-		KeyValueStore<String, String> store = mock(KeyValueStore.class);
-		table.connect(context, store);
-		fill(table);
-		table.put("a", "1");
+		connectToMocks();
+		fill(this.table);
+		this.table.put("a", "1");
 
-		table.clearCache();
-		table.flushCache();
+		this.table.clearCache();
+		this.table.flushCache();
 
-		verify(store, never()).put("a", "1");
-		assertThat(table.get("a")).isNull();
+		verify(this.store, never()).put("a", "1");
+		assertThat(this.table.get("a")).isNull();
+	}
+
+	/** Connects {@link #table} to a mocked task and store; returns its scheduled check. */
+	private Punctuator connectToMocks() {
+		this.table.connect(this.context, this.store);
+		ArgumentCaptor<Punctuator> check = ArgumentCaptor.forClass(Punctuator.class);
+		verify(this.context).schedule(eq(WriteBehindTable.CHECK_INTERVAL), eq(PunctuationType.WALL_CLOCK_TIME),
+				check.capture());
+		return check.getValue();
 	}
 
 	/** As many writes of other keys as go straight to the store after a commit: the next ones wait. */
