@@ -16,7 +16,7 @@ import org.jspecify.annotations.Nullable;
  * A stage's table over its store that, while its task reads a backlog, keeps each entry's latest write until the task
  * commits and then writes it once: an entry written twice between two commits costs one RocksDB write and one
  * changelog record, not two. Kafka's cost is per record, and the changelogs are most of what the stages write
- * (docs/design.md, "Writes to the stores wait for the commit").
+ * (docs/design.md, "Writes to the stores wait for the commit, while a task reads a backlog").
  * <p>
  * The first {@link #WRITE_THROUGH} writes after each commit go straight to the store: a task that keeps up with live
  * input writes fewer than that between two commits, few of them meet, and deferring them measured 65 to 95 ms more
