@@ -292,6 +292,32 @@ class ValueGuardTopologyTests {
 		assertThat(this.harness.evictionEvents()).extracting(EvictionEvent::key).containsExactly("bob");
 	}
 
+	/**
+	 * A commit with more writes than go straight to the stores (a stage reading a backlog): one batch of 1,500 later
+	 * claims makes the value stage write 1,500 owners and send 1,500 verdicts in one record, and the key stage apply
+	 * them in one commit. The writes beyond the first 1,000 of each wait for the commit and must land all the same.
+	 */
+	@Test
+	void shouldApplyEveryWriteWhenACommitHoldsMoreThanGoStraightToTheStore() {
+		int claims = 1_500;
+		List<CommandBatch.Entry> later = new java.util.ArrayList<>();
+		for (int i = 0; i < claims; i++) {
+			this.harness.claim("key-" + i, "seat-" + i, 1_000);
+			later.add(new CommandBatch.Entry("seat-" + i, OwnerCommand.claim("later-" + i, 2_000, 0)));
+		}
+
+		this.harness.commands(new CommandBatch(0, later));
+
+		assertThat(this.harness.heldValues()).hasSize(claims)
+			.containsEntry("seat-0", "later-0")
+			.containsEntry("seat-" + (claims - 1), "later-" + (claims - 1))
+			.allSatisfy((value, key) -> assertThat(key).isEqualTo("later-" + value.substring("seat-".length())));
+		assertThat(this.harness.boundValues()).isEmpty();
+		assertThat(this.harness.evictionEvents()).hasSize(claims)
+			.allSatisfy((event) -> assertThat(event.evictedBy()).isEqualTo("later-" + event.key().substring(4)));
+		assertThat(this.harness.keyClaim("key-" + (claims - 1)).bound()).isFalse();
+	}
+
 	/** Records written one message each, as releases before batching did, are still read and applied. */
 	@Test
 	void shouldApplySingleCommandsAndVerdictsWrittenBeforeBatching() {

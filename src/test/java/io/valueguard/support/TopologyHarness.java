@@ -57,6 +57,8 @@ public final class TopologyHarness implements AutoCloseable {
 
 	private final TestInputTopic<String, OwnerCommand> commands;
 
+	private final TestInputTopic<String, CommandBatch> commandBatchInput;
+
 	private final TestOutputTopic<String, String> bindings;
 
 	private final TestOutputTopic<String, EvictionEvent> evictions;
@@ -109,6 +111,8 @@ public final class TopologyHarness implements AutoCloseable {
 				new Eviction.Serde().serializer());
 		this.commands = this.driver.createInputTopic(properties.ownerCommandsTopic(), new StringSerializer(),
 				new OwnerCommand.Serde().serializer());
+		this.commandBatchInput = this.driver.createInputTopic(properties.ownerCommandsTopic(), new StringSerializer(),
+				new CommandBatch.Serde().serializer());
 		this.bindings = this.driver.createOutputTopic(properties.topics().bindings(), new StringDeserializer(),
 				new StringDeserializer());
 		this.evictions = this.driver.createOutputTopic(properties.topics().evictions(), new StringDeserializer(),
@@ -150,6 +154,12 @@ public final class TopologyHarness implements AutoCloseable {
 	 */
 	public TopologyHarness command(@Nullable String value, @Nullable OwnerCommand command) {
 		this.commands.pipeInput(value, command);
+		return this;
+	}
+
+	/** Writes one batch of commands to the owner-commands topic, as the key stage's outbox does at a commit. */
+	public TopologyHarness commands(CommandBatch batch) {
+		this.commandBatchInput.pipeInput(null, batch);
 		return this;
 	}
 
