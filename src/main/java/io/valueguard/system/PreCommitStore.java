@@ -52,15 +52,19 @@ public abstract class PreCommitStore implements StateStore, CachedStateStore<Obj
 	 * Connects the store to the processor whose work it holds; called from that processor's {@code init}, while Kafka
 	 * Streams has it as the current node.
 	 */
-	protected InternalProcessorContext<?, ?> connectTo(ProcessorContext<?, ?> context) {
+	protected void connectTo(ProcessorContext<?, ?> context) {
 		this.context = (InternalProcessorContext<?, ?>) context;
 		this.node = this.context.currentNode();
-		return this.context;
 	}
 
 	/** True once a processor has connected, so there is someone to act for. */
 	protected boolean connected() {
 		return this.context != null;
+	}
+
+	/** The task's context, once a processor has connected. */
+	protected InternalProcessorContext<?, ?> context() {
+		return this.context;
 	}
 
 	/**

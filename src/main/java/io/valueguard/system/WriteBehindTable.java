@@ -6,7 +6,6 @@ import java.util.Map;
 
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
-import org.apache.kafka.streams.processor.internals.InternalProcessorContext;
 import org.apache.kafka.streams.processor.internals.ProcessorRecordContext;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.StoreBuilder;
@@ -51,8 +50,6 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 
 	private @Nullable KeyValueStore<K, V> store;
 
-	private @Nullable InternalProcessorContext<?, ?> context;
-
 	private long oldestPendingSince;
 
 	private int writesSinceCommit;
@@ -66,7 +63,7 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 	 * {@code init}.
 	 */
 	public void connect(ProcessorContext<?, ?> context, KeyValueStore<K, V> store) {
-		this.context = connectTo(context);
+		connectTo(context);
 		this.store = store;
 		context.schedule(CHECK_INTERVAL, PunctuationType.WALL_CLOCK_TIME, (now) -> {
 			if (!this.pending.isEmpty() && now - this.oldestPendingSince >= MAX_DELAY.toMillis()) {
@@ -89,9 +86,9 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 			return;
 		}
 		if (this.pending.isEmpty()) {
-			this.oldestPendingSince = this.context.currentSystemTimeMs();
+			this.oldestPendingSince = context().currentSystemTimeMs();
 		}
-		this.pending.put(key, new Write<>(value, this.context.recordContext()));
+		this.pending.put(key, new Write<>(value, context().recordContext()));
 		if (this.pending.size() >= MAX_PENDING) {
 			writeAll();
 		}
@@ -115,7 +112,8 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 
 	@Override
 	public void flushCache() {
-		if (connected() && !this.pending.isEmpty()) {
+		// only a connected table has pending writes
+		if (!this.pending.isEmpty()) {
 			writeAll();
 		}
 		this.writesSinceCommit = 0;
