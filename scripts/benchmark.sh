@@ -5,11 +5,13 @@
 #   scripts/benchmark.sh [claims] [keys] [values] [partitions] [guarantee]
 #       Throughput against the plain table a user would write without ValueGuard, side by side for each setting
 #       (defaults; ValueGuard at DEBUG recording; ValueGuard with 16 KiB batches; both with 128 KiB batches; both at
-#       commit.interval.ms=1000): claims/s of each, the ratio, CPU per claim of application and broker, and
-#       offsets written per claim.
+#       commit.interval.ms=1000): claims/s of each, the ratio, CPU per claim of application and broker, offsets
+#       written per claim, and the share of the run the busiest thread ran (CPU by kind of thread in the report).
 #       Defaults: 300000 100000 50000 6 exactly_once_v2.
-#       BENCH_OPTS passes more: -Dvalueguard.bench.settings=1,3 runs only those rows; -Dvalueguard.bench.jfr=true
-#       records a JDK Flight Recorder profile of each application into target/benchmark/<time>/.
+#       BENCH_OPTS passes more: -Dvalueguard.bench.settings=1,3 runs only those rows; -Dvalueguard.bench.rounds=5
+#       runs each row five times, baseline and ValueGuard alternating, and reports the median ratio;
+#       -Dvalueguard.bench.jfr=true records a JDK Flight Recorder profile of each application into
+#       target/benchmark/<time>/.
 #   scripts/benchmark.sh memory [keys] [heap MiB] [block cache MiB]
 #       Resident memory of one instance holding [keys] keys and half as many values, against heap + RocksDB budget
 #       + 200 MiB; then its restore with the state directory wiped, records/s per store against a plain consumer of
@@ -37,4 +39,4 @@ fi
 ./mvnw -B -ntp test -Dtest=ThroughputBenchmark -Dsurefire.failIfNoSpecifiedTests=false ${BENCH_OPTS:-} \
   -Dvalueguard.bench.claims="${1:-300000}" -Dvalueguard.bench.keys="${2:-100000}" \
   -Dvalueguard.bench.values="${3:-50000}" -Dvalueguard.bench.partitions="${4:-6}" \
-  -Dvalueguard.bench.guarantee="${5:-exactly_once_v2}" | grep -E '^\||^Preloaded|claims,|Tests run|FAIL|ERROR'
+  -Dvalueguard.bench.guarantee="${5:-exactly_once_v2}" | grep -E '^\||^Preloaded|claims,|median ratio|Tests run|FAIL|ERROR'

@@ -46,7 +46,7 @@ def main():
     path = sys.argv[1]
     top = int(sys.argv[2]) if len(sys.argv) > 2 else 25
     only = re.compile(sys.argv[3]) if len(sys.argv) > 3 else None
-    raw = subprocess.run(["jfr", "print", "--json", "--stack-depth", "64", "--events", "jdk.ExecutionSample", path],
+    raw = subprocess.run(["jfr", "print", "--json", "--stack-depth", "256", "--events", "jdk.ExecutionSample", path],
                          check=True, capture_output=True, text=True).stdout
     events = json.loads(raw)["recording"]["events"]
     if only:

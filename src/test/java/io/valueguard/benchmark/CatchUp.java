@@ -12,6 +12,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
@@ -31,6 +33,9 @@ final class CatchUp {
 	/** Clock ticks per second of {@code /proc/<pid>/stat}: 100 on every Linux this runs on. */
 	private static final double TICKS = 100.0;
 
+	/** A thread dump's header line of one thread: its name and its native id. */
+	private static final Pattern THREAD_LINE = Pattern.compile("(?m)^\"([^\"]*)\".* nid=0x([0-9a-f]+) ");
+
 	private final Admin admin;
 
 	private final Map<String, Set<String>> inputs;
@@ -40,6 +45,8 @@ final class CatchUp {
 	private final List<Long> watched = new ArrayList<>();
 
 	private final Map<Long, Double> cpuSeconds = new LinkedHashMap<>();
+
+	private final Map<Long, List<ThreadLoad>> threadLoads = new HashMap<>();
 
 	private @Nullable Callable<Boolean> done;
 
@@ -71,6 +78,25 @@ final class CatchUp {
 		return this.cpuSeconds.getOrDefault(pid, Double.NaN);
 	}
 
+	/**
+	 * Where the watched process's CPU went while timed, by kind of thread (Java thread names with their ids and numbers
+	 * left out, so that the compiler threads count as one), busiest first: each kind's CPU as a share of the timed
+	 * wall-clock time. A stream thread near 1 is what the process waits for, however many cores are idle.
+	 */
+	List<ThreadLoad> threadLoads(long pid) {
+		return this.threadLoads.getOrDefault(pid, List.of());
+	}
+
+	/** A kind of thread and the CPU it spent, as a share of the timed wall-clock time (1: one core all along). */
+	record ThreadLoad(String kind, double share) {
+
+		@Override
+		public String toString() {
+			return String.format(java.util.Locale.ROOT, "%s %.2f", this.kind, this.share);
+		}
+
+	}
+
 	/** From when {@code running} first holds until every group has caught up. */
 	long time(Callable<Boolean> running, Process process) throws Exception {
 		long deadline = System.nanoTime() + Duration.ofMinutes(20).toNanos();
@@ -82,14 +108,22 @@ final class CatchUp {
 		}
 		long started = System.nanoTime();
 		Map<Long, Long> ticksAtStart = new HashMap<>();
-		this.watched.forEach((pid) -> ticksAtStart.put(pid, ticks(pid)));
+		Map<Long, Map<Long, Long>> threadTicksAtStart = new HashMap<>();
+		this.watched.forEach((pid) -> {
+			ticksAtStart.put(pid, ticks(pid));
+			threadTicksAtStart.put(pid, threadTicks(pid));
+		});
 		long caughtUpAt = 0;
 		while (System.nanoTime() < deadline) {
 			Thread.sleep(100);
 			if ((this.done != null) ? this.done.call() : caughtUp()) {
 				if (caughtUpAt == 0) {
 					caughtUpAt = System.nanoTime();
-					this.watched.forEach((pid) -> this.cpuSeconds.put(pid, (ticks(pid) - ticksAtStart.get(pid)) / TICKS));
+					double seconds = (caughtUpAt - started) / 1e9;
+					this.watched.forEach((pid) -> {
+						this.cpuSeconds.put(pid, (ticks(pid) - ticksAtStart.get(pid)) / TICKS);
+						this.threadLoads.put(pid, threadLoads(pid, threadTicksAtStart.get(pid), threadTicks(pid), seconds));
+					});
 				}
 				else if (System.nanoTime() - caughtUpAt > 500_000_000L) {
 					return (caughtUpAt - started) / 1_000_000;
@@ -102,17 +136,87 @@ final class CatchUp {
 		throw new IllegalStateException("did not catch up within 20 minutes");
 	}
 
+	private static List<ThreadLoad> threadLoads(long pid, Map<Long, Long> atStart, Map<Long, Long> atEnd,
+			double seconds) {
+		Map<Long, String> kinds = threadKinds(pid);
+		Map<String, Long> spent = new HashMap<>();
+		atEnd.forEach((thread, ticks) -> spent.merge(kinds.getOrDefault(thread, "other"),
+				ticks - atStart.getOrDefault(thread, 0L), Long::sum));
+		return spent.entrySet()
+			.stream()
+			.map((kind) -> new ThreadLoad(kind.getKey(), kind.getValue() / TICKS / seconds))
+			.sorted(java.util.Comparator.comparingDouble(ThreadLoad::share).reversed())
+			.toList();
+	}
+
+	/**
+	 * Each thread's kind, by thread id, from a thread dump (the kernel cuts thread names at 15 characters): its Java
+	 * name without ids and numbers, and for a stream thread which stage it runs.
+	 */
+	private static Map<Long, String> threadKinds(long pid) {
+		Map<Long, String> kinds = new HashMap<>();
+		try {
+			Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+					Long.toString(pid), "Thread.print").redirectErrorStream(true).start();
+			String dump = new String(jcmd.getInputStream().readAllBytes());
+			jcmd.waitFor();
+			Matcher thread = THREAD_LINE.matcher(dump);
+			while (thread.find()) {
+				kinds.put(Long.parseLong(thread.group(2), 16), kind(thread.group(1)));
+			}
+		}
+		catch (IOException ex) {
+			// no dump: every thread counts as "other"
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		return kinds;
+	}
+
+	private static String kind(String name) {
+		String stage = name.contains("-keys-") ? " (keys)" : name.contains("-values-") ? " (values)" : "";
+		String kind = name.replaceAll("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "")
+			.replaceAll("bench-(vg|baseline)-[0-9a-f]{8}(-keys|-values)?", "")
+			.replaceAll("[#-]?[0-9]+", "")
+			.replaceAll("^[- |]+|[- |]+$", "");
+		return kind + stage;
+	}
+
 	/** utime + stime of a process, in clock ticks. */
 	private static long ticks(long pid) {
 		try {
-			String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-			// fields after the command name, which is in parentheses and may hold spaces
-			String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-			return Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+			return ticks(Path.of("/proc", Long.toString(pid), "stat"));
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
 		}
+	}
+
+	/** utime + stime of each thread of a process, in clock ticks, by thread id. */
+	private static Map<Long, Long> threadTicks(long pid) {
+		Map<Long, Long> threads = new HashMap<>();
+		try (var tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
+			for (Path task : tasks.toList()) {
+				try {
+					threads.put(Long.parseLong(task.getFileName().toString()), ticks(task.resolve("stat")));
+				}
+				catch (IOException ex) {
+					// the thread ended meanwhile
+				}
+			}
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		return threads;
+	}
+
+	private static long ticks(Path stat) throws IOException {
+		String line = Files.readString(stat);
+		// fields after the command name, which is in parentheses and may hold spaces
+		String[] fields = line.substring(line.lastIndexOf(')') + 2).split(" ");
+		return Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
 	}
 
 	/** Every group's committed offsets at its inputs' last stable offsets (at most a commit marker short). */

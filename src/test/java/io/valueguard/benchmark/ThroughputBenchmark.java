@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.UUID;
+import java.util.stream.Collectors;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
@@ -73,6 +74,12 @@ class ThroughputBenchmark {
 	/** Which settings to run, by their position in the table (1-based, comma-separated); all by default. */
 	private static final String ONLY = System.getProperty("valueguard.bench.settings", "");
 
+	/**
+	 * Runs of each setting, baseline and ValueGuard alternating: single ratios swing by about a tenth between runs of
+	 * the same code on a shared machine, so several rounds report their median too.
+	 */
+	private static final int ROUNDS = Integer.getInteger("valueguard.bench.rounds", 1);
+
 	private static final String TOPIC = "bench.claims";
 
 	private static final String PRODUCER_BATCH_SIZE = StreamsConfig.producerPrefix(ProducerConfig.BATCH_SIZE_CONFIG);
@@ -90,7 +97,7 @@ class ThroughputBenchmark {
 	 * threads made (-1: not known).
 	 */
 	private record Run(String prefix, long millis, double applicationCpu, double brokerCpu, Map<String, Long> offsetsByTopic,
-			long commits) {
+			long commits, List<CatchUp.ThreadLoad> threadLoads) {
 
 		long offsetsWritten() {
 			return this.offsetsByTopic.values().stream().mapToLong(Long::longValue).sum();
@@ -118,6 +125,17 @@ class ThroughputBenchmark {
 		String claimsPerCommit(int threads) {
 			return (this.commits > 0) ? String.format(Locale.ROOT, "%,.0f", (double) CLAIMS * threads / this.commits)
 					: "unknown";
+		}
+
+		/** How much of the run the application's busiest kind of thread ran on a core. */
+		String busiestThreadShare() {
+			return this.threadLoads.isEmpty() ? "?"
+					: String.format(Locale.ROOT, "%.2f", this.threadLoads.get(0).share());
+		}
+
+		/** The kinds of thread that spent the most CPU, with their shares of the run. */
+		String busiestThreads() {
+			return this.threadLoads.stream().limit(6).map(CatchUp.ThreadLoad::toString).collect(Collectors.joining(", "));
 		}
 
 		String writes() {
@@ -156,29 +174,48 @@ class ThroughputBenchmark {
 					"%,d claims, %,d keys, %,d values, %d partitions, %s, one stream thread per application%n%n", CLAIMS,
 					KEYS, VALUES, PARTITIONS, GUARANTEE));
 			report.append("| setting | baseline | ValueGuard | ratio | CPU ms per 1,000 claims, application + broker: "
-					+ "baseline / ValueGuard | offsets written per claim: baseline / ValueGuard |\n"
-					+ "| --- | --- | --- | --- | --- | --- |\n");
+					+ "baseline / ValueGuard | offsets written per claim: baseline / ValueGuard | busiest thread's share of "
+					+ "the run: baseline / ValueGuard |\n| --- | --- | --- | --- | --- | --- | --- |\n");
 			for (int i = 0; i < settings.size(); i++) {
 				if (!ONLY.isBlank() && !List.of(ONLY.split(",")).contains(Integer.toString(i + 1))) {
 					continue;
 				}
 				Setting setting = settings.get(i);
-				Run baseline = runBaseline(broker, admin, work, setting);
-				Run valueGuard = runValueGuard(broker, admin, work, setting);
-				report.append(String.format(Locale.ROOT,
-						"| %s | %,.0f claims/s | %,.0f claims/s | %.2f | %s / %s | %s / %s |%n", setting.name(),
-						baseline.claimsPerSecond(), valueGuard.claimsPerSecond(),
-						valueGuard.claimsPerSecond() / baseline.claimsPerSecond(), baseline.cpu(), valueGuard.cpu(),
-						baseline.writes(), valueGuard.writes()));
-				System.out.println(report);
-				details.append(String.format(Locale.ROOT,
-						"%s: ValueGuard's offsets per claim by topic: %s claims per commit of each stage: %s%n",
-						setting.name(), valueGuard.writesByTopic(), valueGuard.claimsPerCommit(2)));
+				List<Double> ratios = new ArrayList<>();
+				for (int round = 1; round <= ROUNDS; round++) {
+					Run baseline = runBaseline(broker, admin, work, setting);
+					Run valueGuard = runValueGuard(broker, admin, work, setting);
+					ratios.add(valueGuard.claimsPerSecond() / baseline.claimsPerSecond());
+					String name = (ROUNDS > 1) ? setting.name() + ", round " + round : setting.name();
+					report.append(String.format(Locale.ROOT,
+							"| %s | %,.0f claims/s | %,.0f claims/s | %.2f | %s / %s | %s / %s | %s / %s |%n", name,
+							baseline.claimsPerSecond(), valueGuard.claimsPerSecond(), ratios.get(ratios.size() - 1),
+							baseline.cpu(), valueGuard.cpu(), baseline.writes(), valueGuard.writes(),
+							baseline.busiestThreadShare(), valueGuard.busiestThreadShare()));
+					System.out.println(report);
+					details.append(String.format(Locale.ROOT,
+							"%s: ValueGuard's offsets per claim by topic: %s claims per commit of each stage: %s; CPU "
+									+ "by thread, share of the run: baseline: %s; ValueGuard: %s%n",
+							name, valueGuard.writesByTopic(), valueGuard.claimsPerCommit(2), baseline.busiestThreads(),
+							valueGuard.busiestThreads()));
+				}
+				if (ROUNDS > 1) {
+					details.append(String.format(Locale.ROOT, "%s: median ratio of %d rounds %.2f (%s)%n",
+							setting.name(), ROUNDS, median(ratios), ratios.stream()
+								.map((ratio) -> String.format(Locale.ROOT, "%.2f", ratio))
+								.collect(Collectors.joining(", "))));
+				}
 			}
 			report.append('\n').append(details);
 			System.out.println(details);
 			Files.writeString(work.resolve("report.md"), report);
 		}
+	}
+
+	private static double median(List<Double> values) {
+		List<Double> sorted = values.stream().sorted().toList();
+		int middle = sorted.size() / 2;
+		return (sorted.size() % 2 == 1) ? sorted.get(middle) : (sorted.get(middle - 1) + sorted.get(middle)) / 2;
 	}
 
 	private static long preload(String bootstrapServers) {
@@ -247,6 +284,8 @@ class ThroughputBenchmark {
 	private static List<String> jvmOptions(Path work, String name) {
 		List<String> options = new ArrayList<>(List.of("-Xmx1g"));
 		if (JFR) {
+			// deep enough for a record's whole path from the poll loop to the sink; JFR's default of 64 frames cuts it
+			options.add("-XX:FlightRecorderOptions:stackdepth=256");
 			options.add("-XX:StartFlightRecording=settings=profile,dumponexit=true,filename="
 					+ work.resolve(name + ".jfr").toAbsolutePath());
 		}
@@ -279,7 +318,7 @@ class ThroughputBenchmark {
 			}
 			long millis = catchUp.time(() -> Files.exists(log) && Files.readString(log).contains("RUNNING"), process);
 			return new Run(applicationId + "-", millis, catchUp.cpuSeconds(process.pid()), catchUp.cpuSeconds(broker.pid()),
-					offsetsWritten(admin, applicationId), -1);
+					offsetsWritten(admin, applicationId), -1, catchUp.threadLoads(process.pid()));
 		}
 		finally {
 			process.destroy();
@@ -308,7 +347,8 @@ class ThroughputBenchmark {
 			}
 			long millis = catchUp.time(() -> BenchInstances.running(instance, prefix), null);
 			Run run = new Run(prefix, millis, catchUp.cpuSeconds(instance.pid()), catchUp.cpuSeconds(broker.pid()),
-					offsetsWritten(admin, prefix), threadMetric(instance, "commit.total"));
+					offsetsWritten(admin, prefix), threadMetric(instance, "commit.total"),
+					catchUp.threadLoads(instance.pid()));
 			instance.stop();
 			return run;
 		}
