@@ -10,7 +10,6 @@ import io.valueguard.system.KeyPartitions;
 import io.valueguard.system.Outbox;
 import io.valueguard.system.RecordSource;
 import io.valueguard.system.StoreType;
-import io.valueguard.system.WriteBehindOutput;
 import io.valueguard.system.WriteBehindTable;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -33,9 +32,6 @@ final class KeyStageProcessor implements Processor<String, KeyInput, String, Key
 	/** Name of the store that holds the task's writes to {@link #STORE} until it commits. */
 	static final String PENDING_WRITES = "bindings-pending-writes";
 
-	/** Name of the store that holds the task's bindings records while they wait for the commit. */
-	static final String PENDING_BINDINGS = "bindings-pending-records";
-
 	/** Name of the store that holds the task's commands until they go out in batches. */
 	static final String OUTBOX = "owner-command-outbox";
 
@@ -44,7 +40,6 @@ final class KeyStageProcessor implements Processor<String, KeyInput, String, Key
 		StoreBuilder<KeyValueStore<String, KeyClaim>> store = Stores
 			.keyValueStoreBuilder(storeType.supplier(STORE), Serdes.String(), new KeyClaim.Serde());
 		StoreBuilder<WriteBehindTable<String, KeyClaim>> pendingWrites = WriteBehindTable.builder(PENDING_WRITES);
-		StoreBuilder<WriteBehindOutput<String, KeyOutput>> pendingBindings = WriteBehindOutput.builder(PENDING_BINDINGS);
 		StoreBuilder<Outbox<CommandBatch.Entry>> outbox = Outbox.builder(OUTBOX);
 		return new ProcessorSupplier<>() {
 
@@ -55,7 +50,7 @@ final class KeyStageProcessor implements Processor<String, KeyInput, String, Key
 
 			@Override
 			public Set<StoreBuilder<?>> stores() {
-				return Set.of(store, pendingWrites, pendingBindings, outbox);
+				return Set.of(store, pendingWrites, outbox);
 			}
 
 		};
@@ -71,8 +66,6 @@ final class KeyStageProcessor implements Processor<String, KeyInput, String, Key
 
 	private @Nullable KeyStage stage;
 
-	private @Nullable WriteBehindOutput<String, KeyOutput> bindingsOutput;
-
 	private @Nullable Outbox<CommandBatch.Entry> outbox;
 
 	private KeyStageProcessor(KeyStageEvents events, int commandPartitions) {
@@ -86,8 +79,6 @@ final class KeyStageProcessor implements Processor<String, KeyInput, String, Key
 		WriteBehindTable<String, KeyClaim> bindings = context.getStateStore(PENDING_WRITES);
 		bindings.connect(context, context.getStateStore(STORE));
 		this.stage = new KeyStage(bindings, new Effects());
-		this.bindingsOutput = context.getStateStore(PENDING_BINDINGS);
-		this.bindingsOutput.connect(context, context::forward);
 		this.outbox = context.getStateStore(OUTBOX);
 		this.outbox.connect(context, (partition, entries) -> {
 			CommandBatch batch = new CommandBatch(partition, entries);
@@ -129,12 +120,12 @@ final class KeyStageProcessor implements Processor<String, KeyInput, String, Key
 
 		@Override
 		public void bound(String key, String value, long timestamp) {
-			binding(key, new KeyOutput.Binding(value), timestamp);
+			emit(key, new KeyOutput.Binding(value), timestamp);
 		}
 
 		@Override
 		public void unbound(String key, long timestamp) {
-			binding(key, new KeyOutput.Binding(null), timestamp);
+			emit(key, new KeyOutput.Binding(null), timestamp);
 		}
 
 		@Override
@@ -151,11 +142,6 @@ final class KeyStageProcessor implements Processor<String, KeyInput, String, Key
 			int partition = KeyPartitions.of(value, KeyStageProcessor.this.commandPartitions);
 			KeyStageProcessor.this.outbox.add(partition, new CommandBatch.Entry(value, command),
 					CommandBatch.sizeOf(value, command));
-		}
-
-		// the bindings topic is a table: while the task reads a backlog, a key's latest binding per commit is enough
-		private void binding(String key, KeyOutput.Binding binding, long timestamp) {
-			KeyStageProcessor.this.bindingsOutput.emit(new Record<>(key, binding, timestamp));
 		}
 
 		private void emit(String key, KeyOutput output, long timestamp) {

@@ -1,26 +1,58 @@
 package io.valueguard.system;
 
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+
+import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.internals.ProcessorRecordContext;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.StoreBuilder;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A stage's table over its store whose writes, while its task reads a backlog, wait for the commit
- * ({@link WriteBehind}): an entry written twice between two commits costs one RocksDB write and one changelog record,
- * not two. The changelogs are most of what the stages write. Reads see the waiting writes first. Each write goes to
- * the store under the record context it was made under, so its changelog record carries the timestamp it would carry
- * without this table. Unlike Kafka's record cache, reads that miss cost one map lookup and leave nothing behind, so a
- * keyspace far larger than the heap costs nothing extra.
+ * A stage's table over its store that, while its task reads a backlog, keeps each entry's latest write until the task
+ * commits and then writes it once: an entry written twice between two commits costs one RocksDB write and one
+ * changelog record, not two. Kafka's cost is per record, and the changelogs are most of what the stages write
+ * (docs/design.md, "Writes to the stores wait for the commit, while a task reads a backlog").
+ * <p>
+ * The first {@link #WRITE_THROUGH} writes after each commit go straight to the store: a task that keeps up with live
+ * input writes fewer than that between two commits, few of them meet, and deferring them measured 65 to 95 ms more
+ * claim-to-eviction latency (docs/benchmarks.md). Beyond that the task is reading a backlog, and the writes wait.
+ * Reads see the pending writes first. Each write goes to the store with the record context it was made under, so its
+ * changelog record carries the timestamp it carries without this table. The pending writes go out when the task
+ * commits (a {@link PreCommitStore}), when {@link #MAX_PENDING} wait, and once the oldest has waited
+ * {@link #MAX_DELAY} (at-least-once commits only every 30 s, and lookups read the store). A task that fails drops
+ * them with its transaction and replays the input that made them. Unlike Kafka's record cache, reads that miss cost
+ * one map lookup and leave nothing behind, so a keyspace far larger than the heap costs nothing extra.
  */
-public final class WriteBehindTable<K, V> extends WriteBehind<K, V> implements StateTable<K, V> {
+public final class WriteBehindTable<K, V> extends PreCommitStore implements StateTable<K, V> {
+
+	/** Writes per task and commit that go straight to the store. */
+	static final int WRITE_THROUGH = 1_000;
+
+	/** Writes that wait at most, per task: a few MiB of heap at the entry sizes of the stages' stores. */
+	static final int MAX_PENDING = 10_000;
+
+	/** The longest a write waits when the task does not commit sooner. */
+	static final Duration MAX_DELAY = Duration.ofSeconds(1);
+
+	/** How often the wait is checked. */
+	static final Duration CHECK_INTERVAL = Duration.ofMillis(100);
 
 	/** A new table per task, as Kafka Streams builds every store. */
 	public static <K, V> StoreBuilder<WriteBehindTable<K, V>> builder(String name) {
 		return builder(name, WriteBehindTable::new);
 	}
 
+	private final Map<K, Write<V>> pending = new HashMap<>();
+
 	private @Nullable KeyValueStore<K, V> store;
+
+	private long oldestPendingSince;
+
+	private int writesSinceCommit;
 
 	private WriteBehindTable(String name) {
 		super(name);
@@ -31,29 +63,69 @@ public final class WriteBehindTable<K, V> extends WriteBehind<K, V> implements S
 	 * {@code init}.
 	 */
 	public void connect(ProcessorContext<?, ?> context, KeyValueStore<K, V> store) {
+		connectTo(context);
 		this.store = store;
-		start(context);
+		context.schedule(CHECK_INTERVAL, PunctuationType.WALL_CLOCK_TIME, (now) -> {
+			if (!this.pending.isEmpty() && now - this.oldestPendingSince >= MAX_DELAY.toMillis()) {
+				whileKafkaAnswers(this::writeAll, () -> pending() + " writes to store '" + this.store.name() + "'");
+			}
+		});
 	}
 
 	@Override
 	public @Nullable V get(K key) {
-		V waiting = waiting(key);
-		return (waiting != null) ? waiting : this.store.get(key);
+		Write<V> write = this.pending.get(key);
+		return (write != null) ? write.value() : this.store.get(key);
 	}
 
 	@Override
 	public void put(K key, V value) {
-		write(key, value);
+		// nothing is pending before the last of these, so the store holds every entry they wrote
+		if (++this.writesSinceCommit <= WRITE_THROUGH) {
+			this.store.put(key, value);
+			return;
+		}
+		if (this.pending.isEmpty()) {
+			this.oldestPendingSince = context().currentSystemTimeMs();
+		}
+		this.pending.put(key, new Write<>(value, context().recordContext()));
+		if (this.pending.size() >= MAX_PENDING) {
+			writeAll();
+		}
+	}
+
+	/** How many entries wait to be written. */
+	int pending() {
+		return this.pending.size();
+	}
+
+	private void writeAll() {
+		actAsProcessor(() -> {
+			for (Map.Entry<K, Write<V>> write : this.pending.entrySet()) {
+				useRecordContext(write.getValue().record());
+				this.store.put(write.getKey(), write.getValue().value());
+			}
+		});
+		// only now: a write that fails leaves all pending, those done too, and writing one again changes nothing
+		this.pending.clear();
 	}
 
 	@Override
-	protected void apply(K key, V value) {
-		this.store.put(key, value);
+	public void flushCache() {
+		// only a connected table has pending writes
+		if (!this.pending.isEmpty()) {
+			writeAll();
+		}
+		this.writesSinceCommit = 0;
 	}
 
 	@Override
-	protected String destination() {
-		return "store '" + this.store.name() + "'";
+	public void clearCache() {
+		this.pending.clear();
+		this.writesSinceCommit = 0;
+	}
+
+	private record Write<V>(V value, ProcessorRecordContext record) {
 	}
 
 }
