@@ -1,6 +1,7 @@
 package io.valueguard;
 
 import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -316,6 +317,10 @@ class ValueGuardTopologyTests {
 		assertThat(this.harness.evictionEvents()).hasSize(claims)
 			.allSatisfy((event) -> assertThat(event.evictedBy()).isEqualTo("later-" + event.key().substring(4)));
 		assertThat(this.harness.keyClaim("key-" + (claims - 1)).bound()).isFalse();
+		// the bindings topic read as a table agrees with the store: every key's last record is its tombstone
+		Map<String, String> bindingsTopic = new HashMap<>();
+		this.harness.bindingRecords().forEach((record) -> bindingsTopic.put(record.key(), record.value()));
+		assertThat(bindingsTopic).hasSize(claims).allSatisfy((key, value) -> assertThat(value).isNull());
 	}
 
 	/** Records written one message each, as releases before batching did, are still read and applied. */
