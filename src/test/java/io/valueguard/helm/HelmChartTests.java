@@ -182,6 +182,15 @@ class HelmChartTests {
 	}
 
 	@Test
+	void shouldExposeOnlyTheApiAndItsDocumentationThroughTheIngress() {
+		List<HasMetadata> objects = render((template) -> template.set("ingress.enabled", "true"));
+
+		assertThat(only(objects, Ingress.class).getSpec().getRules()).singleElement()
+			.satisfies((rule) -> assertThat(rule.getHttp().getPaths()).extracting((path) -> path.getPath())
+				.containsExactly("/api", "/v3/api-docs", "/swagger-ui"));
+	}
+
+	@Test
 	void shouldRejectInvalidValuesWithSchema() {
 		for (String[] invalid : List.of(new String[] { "replicaCount", "0" },
 				new String[] { "kafka.securityProtocol", "KERBEROS" }, new String[] { "topics.partitions", "-3" },
