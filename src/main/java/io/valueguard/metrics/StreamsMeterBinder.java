@@ -201,6 +201,11 @@ class StreamsMeterBinder implements DisposableBean {
 	static Tags tags(String applicationId, MetricName name) {
 		List<Tag> tags = new ArrayList<>();
 		tags.add(Tag.of("application_id", applicationId));
+		if (name.tags().isEmpty()) {
+			// the streams client's own registry tags nothing (kafka-metrics-count): it is the client "streams", and
+			// the same names of its Kafka clients carry a client tag, which Prometheus wants on every series of a name
+			tags.add(Tag.of("client", "streams"));
+		}
 		name.tags().forEach((key, value) -> {
 			switch (key) {
 				case "process-id" -> {

@@ -60,6 +60,8 @@ class StreamsMeterBinderTests {
 		put(metrics, new MetricName("count", "kafka-metrics-count", "",
 				Map.of("client-id", CLIENT_ID + "-StreamThread-1-producer")), 50);
 		put(metrics, new MetricName("alive-stream-threads", "stream-metrics", "", Map.of("client-id", CLIENT_ID)), 1);
+		// the streams client's own registry counts its metrics without any tag
+		put(metrics, new MetricName("count", "kafka-metrics-count", "", Map.of()), 60);
 
 		this.binder.bind("keys", "valueguard-keys", streams(metrics));
 
@@ -82,6 +84,7 @@ class StreamsMeterBinderTests {
 			assertThat(scrape.values("kafka_stream_kafka_metrics_count_count", "client=\"StreamThread-1-producer\""))
 				.containsExactly(50.0);
 			assertThat(scrape.values("kafka_stream_alive_stream_threads", "client=\"streams\"")).containsExactly(1.0);
+			assertThat(scrape.values("kafka_stream_kafka_metrics_count_count", "client=\"streams\"")).containsExactly(60.0);
 		});
 		assertThat(this.registry.scrape()).doesNotContain(CLIENT_ID);
 		assertThat(this.failures).isEmpty();
