@@ -6,9 +6,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
@@ -50,7 +52,7 @@ final class CatchUp {
 
 	private @Nullable Callable<Boolean> done;
 
-	private @Nullable TopicPartitionsOf progress;
+	private @Nullable GroupProgress progress;
 
 	private long progressTotal;
 
@@ -79,7 +81,7 @@ final class CatchUp {
 	 * more in these runs), so this is closer to what a warm application does.
 	 */
 	CatchUp progressOf(String group, String topic, long total) {
-		this.progress = new TopicPartitionsOf(group, topic);
+		this.progress = new GroupProgress(group, topic);
 		this.progressTotal = total;
 		return this;
 	}
@@ -89,7 +91,8 @@ final class CatchUp {
 		return (this.quarterMillis >= 0 && this.caughtUpMillis >= 0) ? this.caughtUpMillis - this.quarterMillis : -1;
 	}
 
-	private record TopicPartitionsOf(String group, String topic) {
+	/** A consumer group's progress through one topic of its input. */
+	private record GroupProgress(String group, String topic) {
 
 	}
 
@@ -120,7 +123,7 @@ final class CatchUp {
 
 		@Override
 		public String toString() {
-			return String.format(java.util.Locale.ROOT, "%s %.2f", this.kind, this.share);
+			return String.format(Locale.ROOT, "%s %.2f", this.kind, this.share);
 		}
 
 	}
@@ -177,7 +180,7 @@ final class CatchUp {
 		return spent.entrySet()
 			.stream()
 			.map((kind) -> new ThreadLoad(kind.getKey(), kind.getValue() / TICKS / seconds))
-			.sorted(java.util.Comparator.comparingDouble(ThreadLoad::share).reversed())
+			.sorted(Comparator.comparingDouble(ThreadLoad::share).reversed())
 			.toList();
 	}
 
@@ -252,7 +255,7 @@ final class CatchUp {
 	}
 
 	/** The sum of a group's committed offsets over a topic's partitions. */
-	private long committed(TopicPartitionsOf of) throws Exception {
+	private long committed(GroupProgress of) throws Exception {
 		return this.admin.listConsumerGroupOffsets(of.group())
 			.partitionsToOffsetAndMetadata()
 			.get()
