@@ -68,7 +68,9 @@ public final class ClaimValidator {
 		if (claimed.isEmpty()) {
 			return reject(ClaimRejection.EMPTY_VALUE);
 		}
-		if (claimed.getBytes(StandardCharsets.UTF_8).length > this.maxValueBytes) {
+		// a text value is the record's bytes, measured above; a value read out of a document is measured here
+		if (!(this.format instanceof ClaimFormat.Text)
+				&& claimed.getBytes(StandardCharsets.UTF_8).length > this.maxValueBytes) {
 			return reject(ClaimRejection.VALUE_TOO_LONG);
 		}
 		return new Verdict(decodedKey, claimed, null);

@@ -61,6 +61,28 @@ class ClaimFormatTests {
 	}
 
 	@Test
+	void shouldDecodeStrictUtf8WithOrWithoutNonAsciiCharacters() {
+		assertThat(ClaimFormat.decode(utf8("seat-42"))).isEqualTo("seat-42");
+		assertThat(ClaimFormat.decode(utf8("Zoë→東京"))).isEqualTo("Zoë→東京");
+		assertThat(ClaimFormat.decode(new byte[] { 0x00, 0x7F })).isEqualTo("\u0000\u007F");
+		// malformed, truncated and overlong sequences are refused, not replaced
+		assertThat(ClaimFormat.decode(new byte[] { 'a', (byte) 0xC3, (byte) 0x28 })).isNull();
+		assertThat(ClaimFormat.decode(new byte[] { 'a', (byte) 0xE2, (byte) 0x82 })).isNull();
+		assertThat(ClaimFormat.decode(new byte[] { (byte) 0xC0, (byte) 0xAF })).isNull();
+		assertThat(ClaimFormat.decode(new byte[] { (byte) 0xFF })).isNull();
+	}
+
+	@Test
+	void shouldMeasureATextValueAsItsBytes() {
+		ValueGuardProperties properties = TestProperties.of(Map.of("valueguard.limits.max-value-bytes", 5));
+		ClaimValidator validator = new ClaimValidator(properties.limits(), ClaimFormat.of(properties.claims()));
+
+		assertThat(validator.validate(utf8("k"), utf8("ëëë")).rejection()).isEqualTo(ClaimRejection.VALUE_TOO_LONG);
+		assertThat(validator.validate(utf8("k"), utf8("ëë")).value()).isEqualTo("ëë");
+		assertThat(validator.validate(utf8("k"), utf8("abcde")).value()).isEqualTo("abcde");
+	}
+
+	@Test
 	void shouldRefuseAPointerThatIsNotOne() {
 		assertThatIllegalArgumentException().isThrownBy(() -> json("email"))
 			.withMessageContaining("valueguard.claims.value-pointer");
