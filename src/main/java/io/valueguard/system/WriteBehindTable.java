@@ -74,7 +74,8 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 
 	@Override
 	public @Nullable V get(K key) {
-		Write<V> write = this.pending.get(key);
+		// most reads find nothing pending: spare them the key's hash and a probe of a table that clear() keeps large
+		Write<V> write = this.pending.isEmpty() ? null : this.pending.get(key);
 		return (write != null) ? write.value() : this.store.get(key);
 	}
 
