@@ -80,6 +80,13 @@ class ThroughputBenchmark {
 	 */
 	private static final int ROUNDS = Integer.getInteger("valueguard.bench.rounds", 1);
 
+	/**
+	 * More arguments for every ValueGuard run, space-separated, for trying a setting against the baseline before it
+	 * earns a row: {@code -Dvalueguard.bench.valueguard-arguments=--spring.cloud.stream...=...}.
+	 */
+	private static final List<String> EXTRA_ARGUMENTS = List.of(System.getProperty("valueguard.bench.valueguard-arguments", "")
+		.split(" ")).stream().filter((argument) -> !argument.isBlank()).toList();
+
 	private static final String TOPIC = "bench.claims";
 
 	private static final String PRODUCER_BATCH_SIZE = StreamsConfig.producerPrefix(ProducerConfig.BATCH_SIZE_CONFIG);
@@ -353,6 +360,7 @@ class ThroughputBenchmark {
 		List<String> arguments = BenchInstances.arguments(prefix, TOPIC, PARTITIONS,
 				BINDER + StreamsConfig.PROCESSING_GUARANTEE_CONFIG + "=" + GUARANTEE);
 		setting.valueGuard().forEach((name, value) -> arguments.add(BINDER + name + "=" + value));
+		arguments.addAll(EXTRA_ARGUMENTS);
 		try (InstanceProcess instance = new InstanceProcess(prefix, work, bootstrapServers, arguments)
 			.jvmOptions(jvmOptions(work, prefix).toArray(String[]::new))) {
 			instance.start();
