@@ -11,7 +11,8 @@
 #       BENCH_OPTS passes more: -Dvalueguard.bench.settings=1,3 runs only those rows; -Dvalueguard.bench.rounds=5
 #       runs each row five times, baseline and ValueGuard alternating, and reports the median ratio;
 #       -Dvalueguard.bench.jfr=true records a JDK Flight Recorder profile of each application into
-#       target/benchmark/<time>/.
+#       target/benchmark/<time>/; -Dvalueguard.bench.valueguard-arguments="--name=value ..." gives every ValueGuard
+#       run more arguments, to try a setting.
 #   scripts/benchmark.sh memory [keys] [heap MiB] [block cache MiB]
 #       Resident memory of one instance holding [keys] keys and half as many values, against heap + RocksDB budget
 #       + 200 MiB; then its restore with the state directory wiped, records/s per store against a plain consumer of

@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -84,8 +85,10 @@ class ThroughputBenchmark {
 	 * More arguments for every ValueGuard run, space-separated, for trying a setting against the baseline before it
 	 * earns a row: {@code -Dvalueguard.bench.valueguard-arguments=--spring.cloud.stream...=...}.
 	 */
-	private static final List<String> EXTRA_ARGUMENTS = List.of(System.getProperty("valueguard.bench.valueguard-arguments", "")
-		.split(" ")).stream().filter((argument) -> !argument.isBlank()).toList();
+	private static final List<String> EXTRA_ARGUMENTS = Arrays
+		.stream(System.getProperty("valueguard.bench.valueguard-arguments", "").split(" "))
+		.filter((argument) -> !argument.isBlank())
+		.toList();
 
 	private static final String TOPIC = "bench.claims";
 
