@@ -48,7 +48,10 @@ final class CatchUp {
 
 	private final Map<Long, Double> cpuSeconds = new LinkedHashMap<>();
 
-	private final Map<Long, List<ThreadLoad>> threadLoads = new HashMap<>();
+	/* Each watched process's CPU ticks by thread while timed; named only when asked for, as a thread dump costs. */
+	private final Map<Long, Map<Long, Long>> threadTicksSpent = new HashMap<>();
+
+	private double timedSeconds;
 
 	private @Nullable Callable<Boolean> done;
 
@@ -112,10 +115,12 @@ final class CatchUp {
 	/**
 	 * Where the watched process's CPU went while timed, by kind of thread (Java thread names with their ids and numbers
 	 * left out, so that the compiler threads count as one), busiest first: each kind's CPU as a share of the timed
-	 * wall-clock time. A stream thread near 1 is what the process waits for, however many cores are idle.
+	 * wall-clock time. A stream thread near 1 is what the process waits for, however many cores are idle. Ask while the
+	 * process still runs: its threads are named from a thread dump.
 	 */
 	List<ThreadLoad> threadLoads(long pid) {
-		return this.threadLoads.getOrDefault(pid, List.of());
+		Map<Long, Long> spent = this.threadTicksSpent.get(pid);
+		return (spent != null) ? threadLoads(threadKinds(pid), spent, this.timedSeconds) : List.of();
 	}
 
 	/** A kind of thread and the CPU it spent, as a share of the timed wall-clock time (1: one core all along). */
@@ -153,10 +158,14 @@ final class CatchUp {
 			if ((this.done != null) ? this.done.call() : caughtUp()) {
 				if (caughtUpAt == 0) {
 					caughtUpAt = System.nanoTime();
-					double seconds = (caughtUpAt - started) / 1e9;
+					this.timedSeconds = (caughtUpAt - started) / 1e9;
 					this.watched.forEach((pid) -> {
 						this.cpuSeconds.put(pid, (ticks(pid) - ticksAtStart.get(pid)) / TICKS);
-						this.threadLoads.put(pid, threadLoads(pid, threadTicksAtStart.get(pid), threadTicks(pid), seconds));
+						Map<Long, Long> atStart = threadTicksAtStart.get(pid);
+						Map<Long, Long> spent = new HashMap<>();
+						threadTicks(pid).forEach((thread, ticks) -> spent.put(thread,
+								ticks - atStart.getOrDefault(thread, 0L)));
+						this.threadTicksSpent.put(pid, spent);
 					});
 				}
 				else if (System.nanoTime() - caughtUpAt > 500_000_000L) {
@@ -171,12 +180,10 @@ final class CatchUp {
 		throw new IllegalStateException("did not catch up within 20 minutes");
 	}
 
-	private static List<ThreadLoad> threadLoads(long pid, Map<Long, Long> atStart, Map<Long, Long> atEnd,
+	private static List<ThreadLoad> threadLoads(Map<Long, String> kinds, Map<Long, Long> spentByThread,
 			double seconds) {
-		Map<Long, String> kinds = threadKinds(pid);
 		Map<String, Long> spent = new HashMap<>();
-		atEnd.forEach((thread, ticks) -> spent.merge(kinds.getOrDefault(thread, "other"),
-				ticks - atStart.getOrDefault(thread, 0L), Long::sum));
+		spentByThread.forEach((thread, ticks) -> spent.merge(kinds.getOrDefault(thread, "other"), ticks, Long::sum));
 		return spent.entrySet()
 			.stream()
 			.map((kind) -> new ThreadLoad(kind.getKey(), kind.getValue() / TICKS / seconds))
