@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Benchmarks against the packaged service, each part in JVMs of its own next to a broker in its own JVM; results in
-# docs/benchmarks.md, and each run's table in target/benchmark/<time>/report.md.
+# docs/benchmarks.md, and each run's table in target/benchmark/<time>/report.md, beside its logs and recordings (the
+# broker's data and the applications' state are deleted when the run ends).
 #
 #   scripts/benchmark.sh [claims] [keys] [values] [partitions] [guarantee]
 #       Throughput against the plain table a user would write without ValueGuard, side by side for each setting

@@ -105,6 +105,9 @@ class LatencyBenchmark {
 			System.out.println(report);
 			Files.writeString(work.resolve("report.md"), report);
 		}
+		finally {
+			BenchInstances.dropData(work);
+		}
 	}
 
 	/** One eviction: claim to consumer, and the part until the key stage applied the verdict, in milliseconds. */

@@ -99,6 +99,9 @@ class StoreBenchmark {
 				org.assertj.core.api.Assertions.assertThat(peak).as(report.toString()).isLessThanOrEqualTo(bound);
 			}
 		}
+		finally {
+			BenchInstances.dropData(work);
+		}
 	}
 
 	/** Stops the instance, wipes its state, starts it again and compares each store's restore with a plain consumer. */

@@ -234,6 +234,9 @@ class ThroughputBenchmark {
 			System.out.println(details);
 			Files.writeString(work.resolve("report.md"), report);
 		}
+		finally {
+			BenchInstances.dropData(work);
+		}
 	}
 
 	private static String joined(List<Double> ratios) {
