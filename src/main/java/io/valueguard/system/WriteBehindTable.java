@@ -17,9 +17,11 @@ import org.jspecify.annotations.Nullable;
  * changelog record, not two. Kafka's cost is per record, and the changelogs are most of what the stages write
  * (docs/design.md, "Writes to the stores wait for the commit, while a task reads a backlog").
  * <p>
- * The first {@link #WRITE_THROUGH} writes after each commit go straight to the store: a task that keeps up with live
- * input writes fewer than that between two commits, few of them meet, and deferring them measured 65 to 95 ms more
- * claim-to-eviction latency (docs/benchmarks.md). Beyond that the task is reading a backlog, and the writes wait.
+ * While a task keeps up with live input its writes go straight to the store: it writes fewer than
+ * {@link #WRITE_THROUGH} between two commits, few of them meet, and deferring them measured 65 to 95 ms more
+ * claim-to-eviction latency (docs/benchmarks.md). A task that writes more than that between two commits is reading
+ * a backlog: the rest of its writes wait, and so do all of them after a commit until one commit again holds no more
+ * than {@link #WRITE_THROUGH}.
  * Reads see the pending writes first. Each write goes to the store with the record context it was made under, so its
  * changelog record carries the timestamp it carries without this table. The pending writes go out when the task
  * commits (a {@link PreCommitStore}), when {@link #MAX_PENDING} wait, and once the oldest has waited
@@ -29,7 +31,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class WriteBehindTable<K, V> extends PreCommitStore implements StateTable<K, V> {
 
-	/** Writes per task and commit that go straight to the store. */
+	/** Writes per task and commit that go straight to the store while the task keeps up with its input. */
 	static final int WRITE_THROUGH = 1_000;
 
 	/** Writes that wait at most, per task: a few MiB of heap at the entry sizes of the stages' stores. */
@@ -53,6 +55,9 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 	private long oldestPendingSince;
 
 	private int writesSinceCommit;
+
+	/** The last commit held more than {@link #WRITE_THROUGH} writes: the task reads a backlog, and writes wait. */
+	private boolean readingBacklog;
 
 	private WriteBehindTable(String name) {
 		super(name);
@@ -82,7 +87,7 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 	@Override
 	public void put(K key, V value) {
 		// nothing is pending before the last of these, so the store holds every entry they wrote
-		if (++this.writesSinceCommit <= WRITE_THROUGH) {
+		if (++this.writesSinceCommit <= WRITE_THROUGH && !this.readingBacklog) {
 			this.store.put(key, value);
 			return;
 		}
@@ -117,6 +122,7 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 		if (!this.pending.isEmpty()) {
 			writeAll();
 		}
+		this.readingBacklog = this.writesSinceCommit > WRITE_THROUGH;
 		this.writesSinceCommit = 0;
 	}
 
@@ -124,6 +130,7 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 	public void clearCache() {
 		this.pending.clear();
 		this.writesSinceCommit = 0;
+		this.readingBacklog = false;
 	}
 
 	private record Write<V>(V value, ProcessorRecordContext record) {

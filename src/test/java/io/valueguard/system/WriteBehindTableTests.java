@@ -168,7 +168,7 @@ class WriteBehindTableTests {
 	}
 
 	@Test
-	void shouldWriteStraightToTheStoreAgainAfterEachCommit() {
+	void shouldKeepWritesWaitingAfterACommitWithMoreWritesThanGoStraightToTheStore() {
 		connectToMocks();
 		fill(this.table);
 		this.table.put("a", "1");
@@ -178,7 +178,23 @@ class WriteBehindTableTests {
 		verify(this.store).put("a", "1");
 		this.table.put("b", "1");
 
+		verify(this.store, never()).put("b", "1");
+		assertThat(this.table.pending()).isOne();
+	}
+
+	@Test
+	void shouldWriteStraightToTheStoreAgainAfterACommitWithFewWrites() {
+		connectToMocks();
+		fill(this.table);
+		this.table.put("a", "1");
+		this.table.flushCache();
+		this.table.put("b", "1");
+		this.table.flushCache();
 		verify(this.store).put("b", "1");
+
+		this.table.put("c", "1");
+
+		verify(this.store).put("c", "1");
 		assertThat(this.table.pending()).isZero();
 	}
 
