@@ -23,8 +23,29 @@ import org.apache.kafka.streams.state.StoreBuilder;
 import org.apache.kafka.streams.state.Stores;
 import org.jspecify.annotations.Nullable;
 
-/** Runs {@link KeyStage} in a stream task, over the task's partition of the {@code bindings} store. */
-final class KeyStageProcessor implements Processor<String, KeyInput, String, KeyOutput> {
+/**
+ * Runs {@link KeyStage} in a stream task, over the task's partition of the {@code bindings} store. Its input is the
+ * raw records of the claims topic, which it validates, and {@link Verdicts} from the value stage; it forwards each
+ * output to the node named for it ({@link #TO_BINDINGS} and the others), which leads to that output's topic.
+ */
+final class KeyStageProcessor implements Processor<Object, Object, Object, Object> {
+
+	/** A batch of verdicts from the value stage; null only when a foreign producer wrote a record without a value. */
+	record Verdicts(@Nullable VerdictBatch batch) {
+
+	}
+
+	/** The node to the bindings topic: key to the value it holds now (a string), or null. */
+	static final String TO_BINDINGS = "to-bindings";
+
+	/** The node to the evictions topic: {@link EvictionEvent}s keyed by the evicted key. */
+	static final String TO_EVICTIONS = "to-evictions";
+
+	/** The node to the owner-commands topic: {@link CommandBatch}es without a key, each naming its values. */
+	static final String TO_OWNER_COMMANDS = "to-owner-commands";
+
+	/** The node to the DLQ: invalid claims records, bytes as they came, the reason in headers. */
+	static final String TO_DLQ = "to-dlq";
 
 	/** Name of the key stage's store: key to its current claim. */
 	static final String STORE = "bindings";
@@ -35,8 +56,8 @@ final class KeyStageProcessor implements Processor<String, KeyInput, String, Key
 	/** Name of the store that holds the task's commands until they go out in batches. */
 	static final String OUTBOX = "owner-command-outbox";
 
-	static ProcessorSupplier<String, KeyInput, String, KeyOutput> supplier(KeyStageEvents events,
-			StoreType storeType, int commandPartitions) {
+	static ProcessorSupplier<Object, Object, Object, Object> supplier(ClaimValidator validator,
+			KeyStageEvents events, StoreType storeType, int commandPartitions) {
 		StoreBuilder<KeyValueStore<String, KeyClaim>> store = Stores
 			.keyValueStoreBuilder(storeType.supplier(STORE), Serdes.String(), new KeyClaim.Serde());
 		StoreBuilder<WriteBehindTable<String, KeyClaim>> pendingWrites = WriteBehindTable.builder(PENDING_WRITES);
@@ -44,8 +65,8 @@ final class KeyStageProcessor implements Processor<String, KeyInput, String, Key
 		return new ProcessorSupplier<>() {
 
 			@Override
-			public Processor<String, KeyInput, String, KeyOutput> get() {
-				return new KeyStageProcessor(events, commandPartitions);
+			public Processor<Object, Object, Object, Object> get() {
+				return new KeyStageProcessor(validator, events, commandPartitions);
 			}
 
 			@Override
@@ -58,23 +79,26 @@ final class KeyStageProcessor implements Processor<String, KeyInput, String, Key
 
 	private static final Log logger = LogFactory.getLog(KeyStageProcessor.class);
 
+	private final ClaimValidator validator;
+
 	private final KeyStageEvents events;
 
 	private final int commandPartitions;
 
-	private @Nullable ProcessorContext<String, KeyOutput> context;
+	private @Nullable ProcessorContext<Object, Object> context;
 
 	private @Nullable KeyStage stage;
 
 	private @Nullable Outbox<CommandBatch.Entry> outbox;
 
-	private KeyStageProcessor(KeyStageEvents events, int commandPartitions) {
+	private KeyStageProcessor(ClaimValidator validator, KeyStageEvents events, int commandPartitions) {
+		this.validator = validator;
 		this.events = events;
 		this.commandPartitions = commandPartitions;
 	}
 
 	@Override
-	public void init(ProcessorContext<String, KeyOutput> context) {
+	public void init(ProcessorContext<Object, Object> context) {
 		this.context = context;
 		WriteBehindTable<String, KeyClaim> bindings = context.getStateStore(PENDING_WRITES);
 		bindings.connect(context, context.getStateStore(STORE));
@@ -82,36 +106,47 @@ final class KeyStageProcessor implements Processor<String, KeyInput, String, Key
 		this.outbox = context.getStateStore(OUTBOX);
 		this.outbox.connect(context, (partition, entries) -> {
 			CommandBatch batch = new CommandBatch(partition, entries);
-			context.forward(new Record<>(null, new KeyOutput.Commands(batch), batch.timestamp()));
+			context.forward(new Record<>(null, batch, batch.timestamp()), TO_OWNER_COMMANDS);
 		});
 	}
 
 	@Override
-	public void process(Record<String, KeyInput> record) {
-		if (record.value() instanceof KeyInput.Verdicts verdicts) {
-			if (verdicts.batch() == null) {
-				skipForeign(record, "value");
-				return;
-			}
-			long now = this.context.currentSystemTimeMs();
-			for (VerdictBatch.Entry entry : verdicts.batch().entries()) {
-				// a single verdict from before batching names its key in the record key
-				String key = (entry.key() != null) ? entry.key() : record.key();
-				if (key == null) {
-					skipForeign(record, "key");
-					continue;
-				}
-				this.events.keyStage(this.stage.evict(key, entry.eviction(), now));
-			}
+	public void process(Record<Object, Object> record) {
+		if (record.value() instanceof Verdicts verdicts) {
+			evict(record, verdicts.batch());
+			return;
 		}
-		else {
-			this.events.keyStage(this.stage.apply(record.key(), ((KeyInput.Claim) record.value()).value(),
-					record.timestamp(), this.context.taskId().partition()));
+		// anything else is a raw record of the claims topic
+		ClaimValidator.Verdict verdict = this.validator.validate((byte[]) record.key(), (byte[]) record.value());
+		if (!verdict.valid()) {
+			this.events.rejected(verdict.rejection());
+			this.context.forward(record.withHeaders(DeadLetterHeaders.of(record.headers(), verdict.rejection(),
+					this.context.recordMetadata().orElse(null))), TO_DLQ);
+			return;
+		}
+		this.events.keyStage(this.stage.apply(verdict.key(), verdict.value(), record.timestamp(),
+				this.context.taskId().partition()));
+	}
+
+	private void evict(Record<Object, Object> record, @Nullable VerdictBatch batch) {
+		if (batch == null) {
+			skipForeign("value");
+			return;
+		}
+		long now = this.context.currentSystemTimeMs();
+		for (VerdictBatch.Entry entry : batch.entries()) {
+			// a single verdict from before batching names its key in the record key
+			String key = (entry.key() != null) ? entry.key() : (String) record.key();
+			if (key == null) {
+				skipForeign("key");
+				continue;
+			}
+			this.events.keyStage(this.stage.evict(key, entry.eviction(), now));
 		}
 	}
 
 	// only a foreign producer writes these here; failing on them would kill the thread on every replay
-	private void skipForeign(Record<String, KeyInput> record, String missing) {
+	private void skipForeign(String missing) {
 		String source = RecordSource.of(this.context, "the eviction-feedback topic");
 		logger.warn("Skipped a verdict without " + missing + " on " + source + ": ValueGuard never writes one there");
 	}
@@ -120,12 +155,12 @@ final class KeyStageProcessor implements Processor<String, KeyInput, String, Key
 
 		@Override
 		public void bound(String key, String value, long timestamp) {
-			emit(key, new KeyOutput.Binding(value), timestamp);
+			emit(TO_BINDINGS, key, value, timestamp);
 		}
 
 		@Override
 		public void unbound(String key, long timestamp) {
-			emit(key, new KeyOutput.Binding(null), timestamp);
+			emit(TO_BINDINGS, key, null, timestamp);
 		}
 
 		@Override
@@ -134,7 +169,7 @@ final class KeyStageProcessor implements Processor<String, KeyInput, String, Key
 			long decidedAt = (event.reason() == Eviction.Reason.SUPERSEDED) ? event.evictedByTimestamp()
 					: event.claimTimestamp();
 			KeyStageProcessor.this.events.evicted(event, event.evictionTimestamp() - decidedAt);
-			emit(event.key(), new KeyOutput.Evicted(event), decidedAt);
+			emit(TO_EVICTIONS, event.key(), event, decidedAt);
 		}
 
 		@Override
@@ -144,8 +179,8 @@ final class KeyStageProcessor implements Processor<String, KeyInput, String, Key
 					CommandBatch.sizeOf(value, command));
 		}
 
-		private void emit(String key, KeyOutput output, long timestamp) {
-			KeyStageProcessor.this.context.forward(new Record<>(key, output, timestamp));
+		private void emit(String output, String key, @Nullable Object value, long timestamp) {
+			KeyStageProcessor.this.context.forward(new Record<>(key, value, timestamp), output);
 		}
 
 	}

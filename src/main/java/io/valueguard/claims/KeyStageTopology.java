@@ -1,13 +1,10 @@
 package io.valueguard.claims;
 
-import java.util.Map;
 import java.util.function.Function;
 
 import io.valueguard.messages.CommandBatch;
 import io.valueguard.messages.VerdictBatch;
 import io.valueguard.system.ValueGuardProperties;
-import org.apache.kafka.streams.KeyValue;
-import org.apache.kafka.streams.kstream.Branched;
 import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Named;
 
@@ -58,36 +55,35 @@ public final class KeyStageTopology
 	private KStream<?, ?>[] outputs(KStream<byte[], byte[]> claims, KStream<String, VerdictBatch> verdicts) {
 		ClaimValidator validator = new ClaimValidator(this.properties.limits(),
 				ClaimFormat.of(this.properties.claims()));
-		Map<String, KStream<byte[], ClaimIntakeProcessor.Intake>> intake = claims
-			.process(() -> new ClaimIntakeProcessor(validator, this.events), Named.as("claim-intake"))
-			.split(Named.as("intake-"))
-			.branch((key, record) -> !record.verdict().valid(), Branched.as("rejected"))
-			.defaultBranch(Branched.as("accepted"));
-		KStream<byte[], byte[]> dlq = intake.get("intake-rejected")
-			.mapValues(ClaimIntakeProcessor.Intake::raw, Named.as("dlq-value"));
-		KStream<String, KeyInput> accepted = intake.get("intake-accepted")
-			.map((rawKey, record) -> KeyValue.pair(record.verdict().key(),
-					(KeyInput) new KeyInput.Claim(record.verdict().value())), Named.as("decoded-claims"));
-
-		Map<String, KStream<String, KeyOutput>> applied = accepted
-			.merge(verdicts.mapValues((batch) -> (KeyInput) new KeyInput.Verdicts(batch), Named.as("verdicts")),
+		// Raw claims and wrapped verdicts reach one processor, which validates, decides and forwards each output to
+		// the node that leads to its topic: every node a claim passes costs Kafka Streams' per-record work
+		// (docs/benchmarks.md). A verdict batch is wrapped because a foreign record without a value must not pass
+		// for a claims tombstone.
+		KStream<Object, Object> applied = untyped(claims)
+			.merge(untyped(verdicts.mapValues(KeyStageProcessor.Verdicts::new, Named.as("verdicts"))),
 					Named.as("key-inputs"))
-			.process(KeyStageProcessor.supplier(this.events, this.properties.store().type(), this.commandPartitions),
-					Named.as("key-stage"))
-			.split(Named.as("key-stage-"))
-			.branch((key, output) -> output instanceof KeyOutput.Binding, Branched.as("bindings"))
-			.branch((key, output) -> output instanceof KeyOutput.Evicted, Branched.as("evictions"))
-			.defaultBranch(Branched.as("commands"));
-
+			.process(KeyStageProcessor.supplier(validator, this.events, this.properties.store().type(),
+					this.commandPartitions), Named.as("key-stage"));
 		KStream<?, ?>[] outputs = new KStream<?, ?>[4];
-		outputs[BINDINGS] = applied.get("key-stage-bindings")
-			.mapValues((output) -> ((KeyOutput.Binding) output).value(), Named.as("binding-values"));
-		outputs[EVICTIONS] = applied.get("key-stage-evictions")
-			.mapValues((output) -> ((KeyOutput.Evicted) output).event(), Named.as("eviction-events"));
-		outputs[OWNER_COMMANDS] = applied.get("key-stage-commands")
-			.mapValues((output) -> ((KeyOutput.Commands) output).batch(), Named.as("owner-command-values"));
-		outputs[DLQ] = dlq;
+		outputs[BINDINGS] = output(applied, KeyStageProcessor.TO_BINDINGS);
+		outputs[EVICTIONS] = output(applied, KeyStageProcessor.TO_EVICTIONS);
+		outputs[OWNER_COMMANDS] = output(applied, KeyStageProcessor.TO_OWNER_COMMANDS);
+		outputs[DLQ] = output(applied, KeyStageProcessor.TO_DLQ);
 		return outputs;
+	}
+
+	/**
+	 * A node that passes on what the key stage forwards to it by name, and whose stream the binding writes to one
+	 * topic: a record reaches only the output it is for.
+	 */
+	private static KStream<Object, Object> output(KStream<Object, Object> applied, String name) {
+		return applied.filter((key, value) -> true, Named.as(name));
+	}
+
+	// the records' types differ by source; the processor tells them apart, and each output's serdes fit what it gets
+	@SuppressWarnings("unchecked")
+	private static KStream<Object, Object> untyped(KStream<?, ?> stream) {
+		return (KStream<Object, Object>) stream;
 	}
 
 }
