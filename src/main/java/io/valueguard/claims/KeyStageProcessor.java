@@ -104,10 +104,8 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 		bindings.connect(context, context.getStateStore(STORE));
 		this.stage = new KeyStage(bindings, new Effects());
 		this.outbox = context.getStateStore(OUTBOX);
-		this.outbox.connect(context, (partition, entries) -> {
-			CommandBatch batch = new CommandBatch(partition, entries);
-			context.forward(new Record<>(null, batch, batch.timestamp()), TO_OWNER_COMMANDS);
-		});
+		this.outbox.connect(context, (partition, entries, timestamp) -> context
+			.forward(new Record<>(null, new CommandBatch(partition, entries), timestamp), TO_OWNER_COMMANDS));
 	}
 
 	@Override
@@ -176,7 +174,7 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 		public void command(String value, OwnerCommand command) {
 			int partition = KeyPartitions.of(value, KeyStageProcessor.this.commandPartitions);
 			KeyStageProcessor.this.outbox.add(partition, new CommandBatch.Entry(value, command),
-					CommandBatch.sizeOf(value, command));
+					CommandBatch.sizeOf(value, command), command.timestamp());
 		}
 
 		private void emit(String output, String key, @Nullable Object value, long timestamp) {

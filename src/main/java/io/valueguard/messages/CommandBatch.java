@@ -25,15 +25,6 @@ public record CommandBatch(int partition, List<Entry> entries) {
 
 	}
 
-	/** The latest timestamp of the batch: its record's timestamp. */
-	public long timestamp() {
-		long latest = Long.MIN_VALUE;
-		for (Entry entry : this.entries) {
-			latest = Math.max(latest, entry.command().timestamp());
-		}
-		return latest;
-	}
-
 	/** An upper bound of an entry's encoded size, cheap enough to count every entry with. */
 	public static int sizeOf(String value, OwnerCommand command) {
 		return 3 * (value.length() + command.key().length()) + 32;

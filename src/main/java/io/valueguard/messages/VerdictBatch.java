@@ -36,15 +36,6 @@ public record VerdictBatch(int partition, List<Entry> entries) {
 		return 3 * (key.length() + eviction.value().length() + eviction.winnerKey().length()) + 40;
 	}
 
-	/** The latest timestamp that decided a verdict of the batch: its record's timestamp. */
-	public long timestamp() {
-		long latest = Long.MIN_VALUE;
-		for (Entry entry : this.entries) {
-			latest = Math.max(latest, entry.eviction().decidedAt());
-		}
-		return latest;
-	}
-
 	private static final byte FORMAT = 2;
 
 	byte[] encode() {

@@ -71,12 +71,11 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 		WriteBehindTable<String, Owner> owners = context.getStateStore(PENDING_WRITES);
 		owners.connect(context, context.getStateStore(STORE));
 		Outbox<VerdictBatch.Entry> outbox = context.getStateStore(OUTBOX);
-		outbox.connect(context, (partition, entries) -> {
-			VerdictBatch batch = new VerdictBatch(partition, entries);
-			context.forward(new Record<>(null, batch, batch.timestamp()));
-		});
-		this.stage = new ValueStage(owners, (key, eviction) -> outbox
-			.add(eviction.keyPartition(), new VerdictBatch.Entry(key, eviction), VerdictBatch.sizeOf(key, eviction)));
+		outbox.connect(context, (partition, entries, timestamp) -> context
+			.forward(new Record<>(null, new VerdictBatch(partition, entries), timestamp)));
+		// a verdict's record time is when the claim that decided it was made
+		this.stage = new ValueStage(owners, (key, eviction) -> outbox.add(eviction.keyPartition(),
+				new VerdictBatch.Entry(key, eviction), VerdictBatch.sizeOf(key, eviction), eviction.decidedAt()));
 	}
 
 	@Override

@@ -26,7 +26,8 @@ public final class Outbox<E> extends PreCommitStore {
 	@FunctionalInterface
 	public interface Sender<E> {
 
-		void send(int partition, List<E> entries);
+		/** @param timestamp the latest timestamp of the group's messages: its record's timestamp */
+		void send(int partition, List<E> entries, long timestamp);
 
 	}
 
@@ -77,8 +78,11 @@ public final class Outbox<E> extends PreCommitStore {
 		return pending;
 	}
 
-	/** Adds a message for {@code partition}; sends that partition's group once it holds {@link #BUDGET_BYTES}. */
-	public void add(int partition, E entry, int sizeBytes) {
+	/**
+	 * Adds a message for {@code partition}; sends that partition's group once it holds {@link #BUDGET_BYTES}.
+	 * @param timestamp the message's timestamp; a group's record carries the latest of them
+	 */
+	public void add(int partition, E entry, int sizeBytes, long timestamp) {
 		if (partition >= this.groups.length) {
 			this.groups = Arrays.copyOf(this.groups, partition + 1);
 		}
@@ -89,6 +93,7 @@ public final class Outbox<E> extends PreCommitStore {
 		}
 		group.entries.add(entry);
 		group.bytes += sizeBytes;
+		group.latest = Math.max(group.latest, timestamp);
 		if (group.bytes >= BUDGET_BYTES) {
 			send(partition, group);
 		}
@@ -107,17 +112,20 @@ public final class Outbox<E> extends PreCommitStore {
 	private void send(int partition, Group<E> group) {
 		List<E> entries = group.entries;
 		int bytes = group.bytes;
+		long latest = group.latest;
 		// the next group is likely about as large: no growing it from ten entries again
 		group.entries = new ArrayList<>(entries.size());
 		group.bytes = 0;
+		group.latest = Long.MIN_VALUE;
 		try {
-			this.sender.send(partition, entries);
+			this.sender.send(partition, entries, latest);
 		}
 		catch (RuntimeException ex) {
 			// not sent (a send fails before the record is appended): the group keeps its messages, in order
 			entries.addAll(group.entries);
 			group.entries = entries;
 			group.bytes += bytes;
+			group.latest = Math.max(group.latest, latest);
 			throw ex;
 		}
 	}
@@ -139,6 +147,8 @@ public final class Outbox<E> extends PreCommitStore {
 		private List<E> entries = new ArrayList<>();
 
 		private int bytes;
+
+		private long latest = Long.MIN_VALUE;
 
 	}
 

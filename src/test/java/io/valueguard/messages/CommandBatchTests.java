@@ -32,9 +32,4 @@ class CommandBatchTests {
 			.withMessageContaining("Topic 'commands' has 8 partitions, but ValueGuard started with 6");
 	}
 
-	@Test
-	void shouldCarryItsLatestTimestamp() {
-		assertThat(this.batch.timestamp()).isEqualTo(400);
-	}
-
 }

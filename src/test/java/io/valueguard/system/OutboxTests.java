@@ -38,8 +38,8 @@ import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.verify;
 
 /**
- * The outbox in a real task: a processor turns each input record into messages ({@code partition:bytes:name}, comma
- * separated) and sends each group as {@code partition=names}. The driver commits after every input record, so
+ * The outbox in a real task: a processor turns each input record into messages ({@code partition:bytes:name}, or
+ * {@code partition:bytes:name:timestamp} for another timestamp than the record's, comma separated) and sends each group as {@code partition=names}. The driver commits after every input record, so
  * whatever a record left in the outbox goes out at that commit.
  */
 class OutboxTests {
@@ -88,6 +88,14 @@ class OutboxTests {
 	}
 
 	@Test
+	void shouldStampEachGroupWithTheLatestTimestampOfItsMessages() {
+		this.input.pipeInput("x", "0:10:a:300,0:10:b:700,0:10:c:500,1:10:d:100", 900);
+
+		assertThat(this.output.readRecordsToList()).extracting((record) -> record.value() + "@" + record.timestamp())
+			.containsExactly("0=a,b,c@700", "1=d@100");
+	}
+
+	@Test
 	void shouldSendNothingWhenEmpty() {
 		this.input.pipeInput("x", "", 500);
 		this.driver.advanceWallClockTime(Outbox.LINGER.multipliedBy(2));
@@ -106,25 +114,25 @@ class OutboxTests {
 		InternalProcessorContext<String, String> context = mock(InternalProcessorContext.class);
 		List<String> sent = new ArrayList<>();
 		AtomicBoolean kafkaGone = new AtomicBoolean(true);
-		outbox.connect(context, (partition, entries) -> {
+		outbox.connect(context, (partition, entries, timestamp) -> {
 			if (kafkaGone.get() && partition == 1) {
 				throw new StreamsException("Exception caught while punctuating",
 						new TimeoutException("Topic commands not present in metadata after 60000 ms."));
 			}
-			sent.add(partition + "=" + String.join(",", entries));
+			sent.add(partition + "=" + String.join(",", entries) + "@" + timestamp);
 		});
 		ArgumentCaptor<Punctuator> schedule = ArgumentCaptor.forClass(Punctuator.class);
 		verify(context).schedule(eq(Outbox.LINGER), eq(PunctuationType.WALL_CLOCK_TIME), schedule.capture());
-		outbox.add(0, "a", 10);
-		outbox.add(1, "b", 10);
-		outbox.add(1, "c", 10);
+		outbox.add(0, "a", 10, 100);
+		outbox.add(1, "b", 10, 300);
+		outbox.add(1, "c", 10, 200);
 
 		schedule.getValue().punctuate(0);
-		outbox.add(1, "d", 10);
+		outbox.add(1, "d", 10, 100);
 		kafkaGone.set(false);
 		schedule.getValue().punctuate(100);
 
-		assertThat(sent).containsExactly("0=a", "1=b,c,d");
+		assertThat(sent).containsExactly("0=a@100", "1=b,c,d@300");
 	}
 
 	@Test
@@ -132,12 +140,12 @@ class OutboxTests {
 	void shouldLetOtherFailuresOfTheScheduledSendThrough() {
 		Outbox<String> outbox = Outbox.<String>builder("messages").build();
 		InternalProcessorContext<String, String> context = mock(InternalProcessorContext.class);
-		outbox.connect(context, (partition, entries) -> {
+		outbox.connect(context, (partition, entries, timestamp) -> {
 			throw new StreamsException("fenced");
 		});
 		ArgumentCaptor<Punctuator> schedule = ArgumentCaptor.forClass(Punctuator.class);
 		verify(context).schedule(eq(Outbox.LINGER), eq(PunctuationType.WALL_CLOCK_TIME), schedule.capture());
-		outbox.add(0, "a", 10);
+		outbox.add(0, "a", 10, 100);
 
 		assertThatExceptionOfType(StreamsException.class).isThrownBy(() -> schedule.getValue().punctuate(0))
 			.withMessage("fenced");
@@ -161,8 +169,8 @@ class OutboxTests {
 				@Override
 				public void init(ProcessorContext<String, String> context) {
 					this.outbox = context.getStateStore("messages");
-					this.outbox.connect(context, (partition, entries) -> context
-						.forward(new Record<>(null, partition + "=" + String.join(",", entries), 0L)));
+					this.outbox.connect(context, (partition, entries, timestamp) -> context
+						.forward(new Record<>(null, partition + "=" + String.join(",", entries), timestamp)));
 				}
 
 				@Override
@@ -172,7 +180,8 @@ class OutboxTests {
 							continue;
 						}
 						String[] fields = message.split(":");
-						this.outbox.add(Integer.parseInt(fields[0]), fields[2], Integer.parseInt(fields[1]));
+						long timestamp = (fields.length > 3) ? Long.parseLong(fields[3]) : record.timestamp();
+						this.outbox.add(Integer.parseInt(fields[0]), fields[2], Integer.parseInt(fields[1]), timestamp);
 					}
 				}
 
