@@ -26,8 +26,12 @@ import org.jspecify.annotations.Nullable;
  * changelog record carries the timestamp it carries without this table. The pending writes go out when the task
  * commits (a {@link PreCommitStore}), when {@link #MAX_PENDING} wait, and once the oldest has waited
  * {@link #MAX_DELAY} (at-least-once commits only every 30 s, and lookups read the store). A task that fails drops
- * them with its transaction and replays the input that made them. Unlike Kafka's record cache, reads that miss cost
- * one map lookup and leave nothing behind, so a keyspace far larger than the heap costs nothing extra.
+ * them with its transaction and replays the input that made them.
+ * <p>
+ * The table also remembers the latest value of up to {@link #MAX_RECENT} entries it read or wrote lately, so that
+ * the stage reads them again from the heap. Unlike Kafka's record cache it keeps the decoded entries in a hash map,
+ * with no serialized keys, no ordering and no eviction order to keep up: a read that misses costs one map lookup and
+ * one insertion, and the whole map is forgotten at once when it is full.
  */
 public final class WriteBehindTable<K, V> extends PreCommitStore implements StateTable<K, V> {
 
@@ -43,12 +47,22 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 	/** How often the wait is checked. */
 	static final Duration CHECK_INTERVAL = Duration.ofMillis(100);
 
+	/**
+	 * Entries read or written lately that the table keeps, per task, so that reading them again costs a map lookup
+	 * instead of a store read (through Kafka's store layers, a RocksDB read and decoding the entry): about 4 MiB of
+	 * heap at the entry sizes of the stages' stores.
+	 */
+	static final int MAX_RECENT = 20_000;
+
 	/** A new table per task, as Kafka Streams builds every store. */
 	public static <K, V> StoreBuilder<WriteBehindTable<K, V>> builder(String name) {
 		return builder(name, WriteBehindTable::new);
 	}
 
 	private final Map<K, Write<V>> pending = new HashMap<>();
+
+	/** The latest value of entries read or written lately, pending or not; forgotten all at once when full. */
+	private final Map<K, V> recent = new HashMap<>();
 
 	private @Nullable KeyValueStore<K, V> store;
 
@@ -79,13 +93,25 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 
 	@Override
 	public @Nullable V get(K key) {
-		// most reads find nothing pending: spare them the key's hash and a probe of a table that clear() keeps large
+		V value = this.recent.get(key);
+		if (value != null) {
+			return value;
+		}
+		// a pending write that was forgotten among the recent ones, when they filled up
 		Write<V> write = this.pending.isEmpty() ? null : this.pending.get(key);
-		return (write != null) ? write.value() : this.store.get(key);
+		if (write != null) {
+			return write.value();
+		}
+		value = this.store.get(key);
+		if (value != null) {
+			remember(key, value);
+		}
+		return value;
 	}
 
 	@Override
 	public void put(K key, V value) {
+		remember(key, value);
 		// nothing is pending before the last of these, so the store holds every entry they wrote
 		if (++this.writesSinceCommit <= WRITE_THROUGH && !this.readingBacklog) {
 			this.store.put(key, value);
@@ -98,6 +124,15 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 		if (this.pending.size() >= MAX_PENDING) {
 			writeAll();
 		}
+	}
+
+	// Forgetting all at once costs nothing per read; when a task's keys outnumber MAX_RECENT, still about half of the
+	// table's size of them is remembered on average. The entries are immutable records, so sharing them is safe.
+	private void remember(K key, V value) {
+		if (this.recent.size() >= MAX_RECENT) {
+			this.recent.clear();
+		}
+		this.recent.put(key, value);
 	}
 
 	/** How many entries wait to be written. */
@@ -128,6 +163,8 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 
 	@Override
 	public void clearCache() {
+		// the task failed: its store goes back to its last commit, and what the table remembers may be ahead of that
+		this.recent.clear();
 		this.pending.clear();
 		this.writesSinceCommit = 0;
 		this.readingBacklog = false;

@@ -36,6 +36,7 @@ import org.mockito.ArgumentCaptor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
+import static org.mockito.ArgumentMatchers.anyString;
 import static org.mockito.ArgumentMatchers.eq;
 import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.doThrow;
@@ -233,6 +234,61 @@ class WriteBehindTableTests {
 
 		verify(this.store, never()).put("a", "1");
 		assertThat(this.table.get("a")).isNull();
+	}
+
+	@Test
+	void shouldReadWhatItReadOrWroteLatelyWithoutTheStore() {
+		connectToMocks();
+		when(this.store.get("a")).thenReturn("1");
+
+		assertThat(this.table.get("a")).isEqualTo("1");
+		assertThat(this.table.get("a")).isEqualTo("1");
+		this.table.put("b", "2");
+		assertThat(this.table.get("b")).isEqualTo("2");
+
+		verify(this.store, times(1)).get("a");
+		verify(this.store, never()).get("b");
+	}
+
+	@Test
+	void shouldForgetWhatItReadOnceItRemembersTheMostEntries() {
+		connectToMocks();
+		when(this.store.get(anyString())).thenAnswer((read) -> "stored-" + read.getArgument(0));
+		this.table.get("a");
+
+		for (int i = 0; i < WriteBehindTable.MAX_RECENT; i++) {
+			this.table.get("other-" + i);
+		}
+
+		assertThat(this.table.get("a")).isEqualTo("stored-a");
+		verify(this.store, times(2)).get("a");
+	}
+
+	@Test
+	void shouldReadAPendingWriteAfterForgettingTheRecentEntries() {
+		connectToMocks();
+		when(this.store.get(anyString())).thenAnswer((read) -> "stored-" + read.getArgument(0));
+		fill(this.table);
+		this.table.put("a", "1");
+
+		for (int i = 0; i < WriteBehindTable.MAX_RECENT; i++) {
+			this.table.get("other-" + i);
+		}
+
+		assertThat(this.table.get("a")).isEqualTo("1");
+		verify(this.store, never()).get("a");
+	}
+
+	/** The store goes back to the task's last commit; what the table remembers of later writes must not outlive it. */
+	@Test
+	void shouldForgetWhatItRemembersWhenTheTaskFails() {
+		connectToMocks();
+		this.table.put("a", "1");
+		when(this.store.get("a")).thenReturn("0");
+
+		this.table.clearCache();
+
+		assertThat(this.table.get("a")).isEqualTo("0");
 	}
 
 	/** Connects {@link #table} to a mocked task and store; returns its scheduled check. */
