@@ -8,8 +8,9 @@ import io.valueguard.messages.OwnerCommand;
 import io.valueguard.messages.VerdictBatch;
 import io.valueguard.system.KeyPartitions;
 import io.valueguard.system.Outbox;
+import io.valueguard.system.RecentEntries;
 import io.valueguard.system.RecordSource;
-import io.valueguard.system.StoreType;
+import io.valueguard.system.ValueGuardProperties;
 import io.valueguard.system.WriteBehindTable;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -57,10 +58,12 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 	static final String OUTBOX = "owner-command-outbox";
 
 	static ProcessorSupplier<Object, Object, Object, Object> supplier(ClaimValidator validator,
-			KeyStageEvents events, StoreType storeType, int commandPartitions) {
+			KeyStageEvents events, ValueGuardProperties.Store settings, int commandPartitions) {
 		StoreBuilder<KeyValueStore<String, KeyClaim>> store = Stores
-			.keyValueStoreBuilder(storeType.supplier(STORE), Serdes.String(), new KeyClaim.Serde());
-		StoreBuilder<WriteBehindTable<String, KeyClaim>> pendingWrites = WriteBehindTable.builder(PENDING_WRITES);
+			.keyValueStoreBuilder(settings.type().supplier(STORE), Serdes.String(), new KeyClaim.Serde());
+		RecentEntries recentEntries = new RecentEntries(settings.recentEntries());
+		StoreBuilder<WriteBehindTable<String, KeyClaim>> pendingWrites = WriteBehindTable.builder(PENDING_WRITES,
+				recentEntries);
 		StoreBuilder<Outbox<CommandBatch.Entry>> outbox = Outbox.builder(OUTBOX);
 		return new ProcessorSupplier<>() {
 

@@ -62,7 +62,7 @@ public final class KeyStageTopology
 		KStream<Object, Object> applied = untyped(claims)
 			.merge(untyped(verdicts.mapValues(KeyStageProcessor.Verdicts::new, Named.as("verdicts"))),
 					Named.as("key-inputs"))
-			.process(KeyStageProcessor.supplier(validator, this.events, this.properties.store().type(),
+			.process(KeyStageProcessor.supplier(validator, this.events, this.properties.store(),
 					this.commandPartitions), Named.as("key-stage"));
 		KStream<?, ?>[] outputs = new KStream<?, ?>[4];
 		outputs[BINDINGS] = output(applied, KeyStageProcessor.TO_BINDINGS);

@@ -5,8 +5,9 @@ import java.util.Set;
 import io.valueguard.messages.CommandBatch;
 import io.valueguard.messages.VerdictBatch;
 import io.valueguard.system.Outbox;
+import io.valueguard.system.RecentEntries;
 import io.valueguard.system.RecordSource;
-import io.valueguard.system.StoreType;
+import io.valueguard.system.ValueGuardProperties;
 import io.valueguard.system.WriteBehindTable;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -33,10 +34,12 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 	static final String OUTBOX = "verdict-outbox";
 
 	static ProcessorSupplier<String, CommandBatch, String, VerdictBatch> supplier(ValueStageEvents events,
-			StoreType storeType) {
+			ValueGuardProperties.Store settings) {
 		StoreBuilder<KeyValueStore<String, Owner>> store = Stores
-			.keyValueStoreBuilder(storeType.supplier(STORE), Serdes.String(), new Owner.Serde());
-		StoreBuilder<WriteBehindTable<String, Owner>> pendingWrites = WriteBehindTable.builder(PENDING_WRITES);
+			.keyValueStoreBuilder(settings.type().supplier(STORE), Serdes.String(), new Owner.Serde());
+		RecentEntries recentEntries = new RecentEntries(settings.recentEntries());
+		StoreBuilder<WriteBehindTable<String, Owner>> pendingWrites = WriteBehindTable.builder(PENDING_WRITES,
+				recentEntries);
 		StoreBuilder<Outbox<VerdictBatch.Entry>> outbox = Outbox.builder(OUTBOX);
 		return new ProcessorSupplier<>() {
 

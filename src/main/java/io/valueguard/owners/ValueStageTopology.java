@@ -28,7 +28,7 @@ public final class ValueStageTopology
 
 	@Override
 	public KStream<String, VerdictBatch> apply(KStream<String, CommandBatch> commands) {
-		return commands.process(ValueStageProcessor.supplier(this.events, this.properties.store().type()),
+		return commands.process(ValueStageProcessor.supplier(this.events, this.properties.store()),
 				Named.as("value-stage"));
 	}
 

@@ -118,8 +118,10 @@ public record ValueGuardProperties(@DefaultValue("valueguard") @NotBlank String 
 
 	/**
 	 * @param type {@code rocksdb} (the default) or {@code in-memory}, for both stages' stores
+	 * @param recentEntries how many entries each stage remembers, decoded on the heap, of those it read or wrote
+	 * lately, so that it reads them again without its store (about 200 bytes each); 0 turns that off
 	 */
-	public record Store(@DefaultValue("rocksdb") StoreType type) {
+	public record Store(@DefaultValue("rocksdb") StoreType type, @DefaultValue("100000") @Min(0) int recentEntries) {
 
 	}
 

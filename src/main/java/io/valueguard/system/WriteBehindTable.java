@@ -28,8 +28,8 @@ import org.jspecify.annotations.Nullable;
  * {@link #MAX_DELAY} (at-least-once commits only every 30 s, and lookups read the store). A task that fails drops
  * them with its transaction and replays the input that made them.
  * <p>
- * The table also remembers the latest value of up to {@link #MAX_RECENT} entries it read or wrote lately, so that
- * the stage reads them again from the heap. Unlike Kafka's record cache it keeps the decoded entries in a hash map,
+ * The table also remembers the latest value of entries it read or wrote lately, so that the stage reads them again
+ * from the heap, within a limit for all the tables of the stage ({@link RecentEntries}). Unlike Kafka's record cache it keeps the decoded entries in a hash map,
  * with no serialized keys, no ordering and no eviction order to keep up: a read that misses costs one map lookup and
  * one insertion, and the whole map is forgotten at once when it is full.
  */
@@ -48,21 +48,22 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 	static final Duration CHECK_INTERVAL = Duration.ofMillis(100);
 
 	/**
-	 * Entries read or written lately that the table keeps, per task, so that reading them again costs a map lookup
-	 * instead of a store read (through Kafka's store layers, a RocksDB read and decoding the entry): about 4 MiB of
-	 * heap at the entry sizes of the stages' stores.
+	 * A new table per task, as Kafka Streams builds every store.
+	 * @param recent how many entries the tables of the stage remember together
 	 */
-	static final int MAX_RECENT = 20_000;
-
-	/** A new table per task, as Kafka Streams builds every store. */
-	public static <K, V> StoreBuilder<WriteBehindTable<K, V>> builder(String name) {
-		return builder(name, WriteBehindTable::new);
+	public static <K, V> StoreBuilder<WriteBehindTable<K, V>> builder(String name, RecentEntries recent) {
+		return builder(name, (table) -> new WriteBehindTable<>(table, recent));
 	}
 
 	private final Map<K, Write<V>> pending = new HashMap<>();
 
 	/** The latest value of entries read or written lately, pending or not; forgotten all at once when full. */
 	private final Map<K, V> recent = new HashMap<>();
+
+	private final RecentEntries budget;
+
+	/** Counted among the stage's tables that share {@link #budget}: from its processor's start to its close. */
+	private boolean sharing;
 
 	private @Nullable KeyValueStore<K, V> store;
 
@@ -73,8 +74,9 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 	/** The last commit held more than {@link #WRITE_THROUGH} writes: the task reads a backlog, and writes wait. */
 	private boolean readingBacklog;
 
-	private WriteBehindTable(String name) {
+	private WriteBehindTable(String name, RecentEntries budget) {
 		super(name);
+		this.budget = budget;
 	}
 
 	/**
@@ -84,6 +86,10 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 	public void connect(ProcessorContext<?, ?> context, KeyValueStore<K, V> store) {
 		connectTo(context);
 		this.store = store;
+		if (!this.sharing) {
+			this.budget.join();
+			this.sharing = true;
+		}
 		context.schedule(CHECK_INTERVAL, PunctuationType.WALL_CLOCK_TIME, (now) -> {
 			if (!this.pending.isEmpty() && now - this.oldestPendingSince >= MAX_DELAY.toMillis()) {
 				whileKafkaAnswers(this::writeAll, () -> pending() + " writes to store '" + this.store.name() + "'");
@@ -126,10 +132,14 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 		}
 	}
 
-	// Forgetting all at once costs nothing per read; when a task's keys outnumber MAX_RECENT, still about half of the
-	// table's size of them is remembered on average. The entries are immutable records, so sharing them is safe.
+	// Forgetting all at once costs nothing per read, and a table whose task reads more entries than its share still
+	// remembers about half of its share on average. The entries are immutable records, so sharing them is safe.
 	private void remember(K key, V value) {
-		if (this.recent.size() >= MAX_RECENT) {
+		int share = this.budget.share();
+		if (share == 0) {
+			return;
+		}
+		if (this.recent.size() >= share) {
 			this.recent.clear();
 		}
 		this.recent.put(key, value);
@@ -162,8 +172,17 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 	}
 
 	@Override
+	public void close() {
+		super.close();
+		if (this.sharing) {
+			this.budget.leave();
+			this.sharing = false;
+		}
+	}
+
+	@Override
 	public void clearCache() {
-		// the task failed: its store goes back to its last commit, and what the table remembers may be ahead of that
+		// the task failed, or its store is changing hands: the store may no longer hold what the table remembers
 		this.recent.clear();
 		this.pending.clear();
 		this.writesSinceCommit = 0;

@@ -63,7 +63,14 @@ class WriteBehindTableTests {
 
 	private final TestOutputTopic<String, String> changelog;
 
-	private final WriteBehindTable<String, String> table = WriteBehindTable.<String, String>builder("entries").build();
+	/** How many entries the tables of the tests' stage remember together. */
+	private static final int RECENT = 100;
+
+	private final RecentEntries recent = new RecentEntries(RECENT);
+
+	private final WriteBehindTable<String, String> table = WriteBehindTable
+		.<String, String>builder("entries", this.recent)
+		.build();
 
 	@SuppressWarnings("unchecked")
 	private final InternalProcessorContext<String, String> context = mock(InternalProcessorContext.class);
@@ -256,7 +263,7 @@ class WriteBehindTableTests {
 		when(this.store.get(anyString())).thenAnswer((read) -> "stored-" + read.getArgument(0));
 		this.table.get("a");
 
-		for (int i = 0; i < WriteBehindTable.MAX_RECENT; i++) {
+		for (int i = 0; i < RECENT; i++) {
 			this.table.get("other-" + i);
 		}
 
@@ -271,12 +278,39 @@ class WriteBehindTableTests {
 		fill(this.table);
 		this.table.put("a", "1");
 
-		for (int i = 0; i < WriteBehindTable.MAX_RECENT; i++) {
+		for (int i = 0; i < RECENT; i++) {
 			this.table.get("other-" + i);
 		}
 
 		assertThat(this.table.get("a")).isEqualTo("1");
 		verify(this.store, never()).get("a");
+	}
+
+	@Test
+	@SuppressWarnings("unchecked")
+	void shouldShareTheStagesLimitWithTheTablesOfItsOtherTasks() {
+		connectToMocks();
+		when(this.store.get(anyString())).thenAnswer((read) -> "stored-" + read.getArgument(0));
+		WriteBehindTable<String, String> other = WriteBehindTable.<String, String>builder("entries", this.recent)
+			.build();
+		other.connect(mock(InternalProcessorContext.class), mock(KeyValueStore.class));
+		this.table.get("a");
+		for (int i = 1; i < RECENT / 2; i++) {
+			this.table.get("other-" + i);
+		}
+		this.table.get("a");
+		verify(this.store, times(1)).get("a");
+
+		this.table.get("one-too-many");
+		this.table.get("a");
+		verify(this.store, times(2)).get("a");
+
+		other.close();
+		for (int i = 1; i < RECENT / 2; i++) {
+			this.table.get("more-" + i);
+		}
+		this.table.get("a");
+		verify(this.store, times(2)).get("a");
 	}
 
 	/** The store goes back to the task's last commit; what the table remembers of later writes must not outlive it. */
@@ -313,7 +347,7 @@ class WriteBehindTableTests {
 			.keyValueStoreBuilder(Stores.persistentKeyValueStore("entries"), Serdes.String(), Serdes.String());
 
 		private final StoreBuilder<WriteBehindTable<String, String>> table = WriteBehindTable
-			.builder("entries-pending-writes");
+			.builder("entries-pending-writes", new RecentEntries(RECENT));
 
 		@Override
 		public Set<StoreBuilder<?>> stores() {

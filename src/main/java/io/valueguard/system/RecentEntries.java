@@ -1,0 +1,36 @@
+package io.valueguard.system;
+
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * How many entries the write-behind tables of one stage remember together (the tables of all its tasks, on all its
+ * threads), so that the heap they take is bounded however many partitions the instance holds
+ * ({@code valueguard.store.recent-entries}). Each table remembers an equal share.
+ */
+public final class RecentEntries {
+
+	private final int limit;
+
+	private final AtomicInteger tables = new AtomicInteger();
+
+	/** @param limit how many entries all the tables together remember at most; 0 remembers nothing */
+	public RecentEntries(int limit) {
+		this.limit = limit;
+	}
+
+	/** A table of a task that processes records counts for a share from now on. */
+	void join() {
+		this.tables.incrementAndGet();
+	}
+
+	/** A table's task closed. */
+	void leave() {
+		this.tables.decrementAndGet();
+	}
+
+	/** How many entries each table may remember now. */
+	int share() {
+		return this.limit / Math.max(1, this.tables.get());
+	}
+
+}
