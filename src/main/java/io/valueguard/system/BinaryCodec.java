@@ -110,25 +110,8 @@ public final class BinaryCodec {
 		}
 
 		public Out string(String value) throws IOException {
-			// ASCII, as keys and values mostly are, is its own UTF-8: copied straight in, not encoded into an array
-			// of its own first (a measurable share of encoding a batch, docs/benchmarks.md)
-			int length = value.length();
-			ByteBuffer buffer = bytes(4 + length);
-			byte[] array = buffer.array();
-			int start = buffer.arrayOffset() + buffer.position() + 4;
-			for (int i = 0; i < length; i++) {
-				char c = value.charAt(i);
-				if (c >= 0x80) {
-					return utf8(value);
-				}
-				array[start + i] = (byte) c;
-			}
-			buffer.putInt(length).position(buffer.position() + length);
-			return this;
-		}
-
-		private Out utf8(String value) {
-			// what the ASCII attempt copied past the position is overwritten, or never read
+			// getBytes finds ASCII and copies it with intrinsics: a loop over the characters into the buffer measured
+			// twice as slow (docs/benchmarks.md)
 			byte[] utf8 = value.getBytes(StandardCharsets.UTF_8);
 			bytes(4 + utf8.length).putInt(utf8.length).put(utf8);
 			return this;
