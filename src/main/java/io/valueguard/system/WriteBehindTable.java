@@ -29,9 +29,10 @@ import org.jspecify.annotations.Nullable;
  * them with its transaction and replays the input that made them.
  * <p>
  * The table also remembers the latest value of entries it read or wrote lately, so that the stage reads them again
- * from the heap, within a limit for all the tables of the stage ({@link RecentEntries}). Unlike Kafka's record cache it keeps the decoded entries in a hash map,
- * with no serialized keys, no ordering and no eviction order to keep up: a read that misses costs one map lookup and
- * one insertion, and the whole map is forgotten at once when it is full.
+ * from the heap, within a limit for all the tables of the stage ({@link RecentEntries}). Unlike Kafka's record cache
+ * it keeps the decoded entries in a hash map, with no serialized keys, no ordering and no eviction order to keep up:
+ * a read that misses costs one map lookup and one insertion, and the whole map is forgotten at once when it is full
+ * (docs/design.md, "Entries read or written lately are read from the heap").
  */
 public final class WriteBehindTable<K, V> extends PreCommitStore implements StateTable<K, V> {
 
