@@ -210,11 +210,11 @@ class ThroughputBenchmark {
 							/ baseline.lastThreeQuartersPerSecond();
 					laterRatios.add(lastThreeQuarters);
 					String row = String.format(Locale.ROOT,
-							"| %s | %,.0f claims/s | %,.0f claims/s | %.2f | %s / %s | %s / %s | %s / %s | %.2f |%n",
+							"| %s | %,.0f claims/s | %,.0f claims/s | %.2f | %s / %s | %s / %s | %s / %s | %s |%n",
 							name, baseline.claimsPerSecond(), valueGuard.claimsPerSecond(),
 							ratios.get(ratios.size() - 1), baseline.cpu(), valueGuard.cpu(), baseline.writes(),
 							valueGuard.writes(), baseline.busiestThreadShare(), valueGuard.busiestThreadShare(),
-							lastThreeQuarters);
+							ratio(lastThreeQuarters));
 					report.append(row);
 					System.out.print(row);
 					details.append(String.format(Locale.ROOT,
@@ -225,8 +225,8 @@ class ThroughputBenchmark {
 				}
 				if (ROUNDS > 1) {
 					details.append(String.format(Locale.ROOT,
-							"%s: median ratio of %d rounds %.2f (%s); over the last three quarters %.2f (%s)%n",
-							setting.name(), ROUNDS, median(ratios), joined(ratios), median(laterRatios),
+							"%s: median ratio of %d rounds %s (%s); over the last three quarters %s (%s)%n",
+							setting.name(), ROUNDS, ratio(median(ratios)), joined(ratios), ratio(median(laterRatios)),
 							joined(laterRatios)));
 				}
 			}
@@ -240,7 +240,12 @@ class ThroughputBenchmark {
 	}
 
 	private static String joined(List<Double> ratios) {
-		return ratios.stream().map((ratio) -> String.format(Locale.ROOT, "%.2f", ratio)).collect(Collectors.joining(", "));
+		return ratios.stream().map(ThroughputBenchmark::ratio).collect(Collectors.joining(", "));
+	}
+
+	// at-least-once commits every 30 s: no committed progress to time the last three quarters by
+	private static String ratio(double ratio) {
+		return Double.isNaN(ratio) ? "n/a" : String.format(Locale.ROOT, "%.2f", ratio);
 	}
 
 	private static double median(List<Double> values) {
