@@ -8,7 +8,6 @@ import io.valueguard.messages.OwnerCommand;
 import io.valueguard.messages.VerdictBatch;
 import io.valueguard.system.KeyPartitions;
 import io.valueguard.system.Outbox;
-import io.valueguard.system.RecentEntries;
 import io.valueguard.system.RecordSource;
 import io.valueguard.system.ValueGuardProperties;
 import io.valueguard.system.WriteBehindTable;
@@ -61,9 +60,8 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 			KeyStageEvents events, ValueGuardProperties.Store settings, int commandPartitions) {
 		StoreBuilder<KeyValueStore<String, KeyClaim>> store = Stores
 			.keyValueStoreBuilder(settings.type().supplier(STORE), Serdes.String(), new KeyClaim.Serde());
-		RecentEntries recentEntries = new RecentEntries(settings.recentEntries());
 		StoreBuilder<WriteBehindTable<String, KeyClaim>> pendingWrites = WriteBehindTable.builder(PENDING_WRITES,
-				recentEntries);
+				settings.recentEntries());
 		StoreBuilder<Outbox<CommandBatch.Entry>> outbox = Outbox.builder(OUTBOX);
 		return new ProcessorSupplier<>() {
 

@@ -5,7 +5,6 @@ import java.util.Set;
 import io.valueguard.messages.CommandBatch;
 import io.valueguard.messages.VerdictBatch;
 import io.valueguard.system.Outbox;
-import io.valueguard.system.RecentEntries;
 import io.valueguard.system.RecordSource;
 import io.valueguard.system.ValueGuardProperties;
 import io.valueguard.system.WriteBehindTable;
@@ -37,9 +36,8 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 			ValueGuardProperties.Store settings) {
 		StoreBuilder<KeyValueStore<String, Owner>> store = Stores
 			.keyValueStoreBuilder(settings.type().supplier(STORE), Serdes.String(), new Owner.Serde());
-		RecentEntries recentEntries = new RecentEntries(settings.recentEntries());
 		StoreBuilder<WriteBehindTable<String, Owner>> pendingWrites = WriteBehindTable.builder(PENDING_WRITES,
-				recentEntries);
+				settings.recentEntries());
 		StoreBuilder<Outbox<VerdictBatch.Entry>> outbox = Outbox.builder(OUTBOX);
 		return new ProcessorSupplier<>() {
 

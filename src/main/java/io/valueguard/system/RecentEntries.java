@@ -7,30 +7,38 @@ import java.util.concurrent.atomic.AtomicInteger;
  * threads), so that the heap they take is bounded however many partitions the instance holds
  * ({@code valueguard.store.recent-entries}). Each table remembers an equal share.
  */
-public final class RecentEntries {
+final class RecentEntries {
 
 	private final int limit;
 
 	private final AtomicInteger tables = new AtomicInteger();
 
+	// read for every entry remembered, changed only when a task starts or closes
+	private volatile int share;
+
 	/** @param limit how many entries all the tables together remember at most; 0 remembers nothing */
-	public RecentEntries(int limit) {
+	RecentEntries(int limit) {
 		this.limit = limit;
+		this.share = limit;
 	}
 
 	/** A table of a task that processes records counts for a share from now on. */
 	void join() {
-		this.tables.incrementAndGet();
+		reshare(this.tables.incrementAndGet());
 	}
 
 	/** A table's task closed. */
 	void leave() {
-		this.tables.decrementAndGet();
+		reshare(this.tables.decrementAndGet());
+	}
+
+	private void reshare(int tables) {
+		this.share = this.limit / Math.max(1, tables);
 	}
 
 	/** How many entries each table may remember now. */
 	int share() {
-		return this.limit / Math.max(1, this.tables.get());
+		return this.share;
 	}
 
 }

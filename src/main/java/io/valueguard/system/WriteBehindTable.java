@@ -50,9 +50,10 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 
 	/**
 	 * A new table per task, as Kafka Streams builds every store.
-	 * @param recent how many entries the tables of the stage remember together
+	 * @param recentEntries how many entries the tables this builder builds (one stage's) remember together
 	 */
-	public static <K, V> StoreBuilder<WriteBehindTable<K, V>> builder(String name, RecentEntries recent) {
+	public static <K, V> StoreBuilder<WriteBehindTable<K, V>> builder(String name, int recentEntries) {
+		RecentEntries recent = new RecentEntries(recentEntries);
 		return builder(name, (table) -> new WriteBehindTable<>(table, recent));
 	}
 

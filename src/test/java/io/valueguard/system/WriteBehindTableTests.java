@@ -66,11 +66,10 @@ class WriteBehindTableTests {
 	/** How many entries the tables of the tests' stage remember together. */
 	private static final int RECENT = 100;
 
-	private final RecentEntries recent = new RecentEntries(RECENT);
+	/** Builds the tables of one stage, as Kafka Streams builds one per task: they share {@link #RECENT}. */
+	private final StoreBuilder<WriteBehindTable<String, String>> tables = WriteBehindTable.builder("entries", RECENT);
 
-	private final WriteBehindTable<String, String> table = WriteBehindTable
-		.<String, String>builder("entries", this.recent)
-		.build();
+	private final WriteBehindTable<String, String> table = this.tables.build();
 
 	@SuppressWarnings("unchecked")
 	private final InternalProcessorContext<String, String> context = mock(InternalProcessorContext.class);
@@ -260,12 +259,10 @@ class WriteBehindTableTests {
 	@Test
 	void shouldForgetWhatItReadOnceItRemembersTheMostEntries() {
 		connectToMocks();
-		when(this.store.get(anyString())).thenAnswer((read) -> "stored-" + read.getArgument(0));
+		storeHoldsEveryKey();
 		this.table.get("a");
 
-		for (int i = 0; i < RECENT; i++) {
-			this.table.get("other-" + i);
-		}
+		readOthers("other-", RECENT);
 
 		assertThat(this.table.get("a")).isEqualTo("stored-a");
 		verify(this.store, times(2)).get("a");
@@ -274,13 +271,11 @@ class WriteBehindTableTests {
 	@Test
 	void shouldReadAPendingWriteAfterForgettingTheRecentEntries() {
 		connectToMocks();
-		when(this.store.get(anyString())).thenAnswer((read) -> "stored-" + read.getArgument(0));
+		storeHoldsEveryKey();
 		fill(this.table);
 		this.table.put("a", "1");
 
-		for (int i = 0; i < RECENT; i++) {
-			this.table.get("other-" + i);
-		}
+		readOthers("other-", RECENT);
 
 		assertThat(this.table.get("a")).isEqualTo("1");
 		verify(this.store, never()).get("a");
@@ -290,14 +285,11 @@ class WriteBehindTableTests {
 	@SuppressWarnings("unchecked")
 	void shouldShareTheStagesLimitWithTheTablesOfItsOtherTasks() {
 		connectToMocks();
-		when(this.store.get(anyString())).thenAnswer((read) -> "stored-" + read.getArgument(0));
-		WriteBehindTable<String, String> other = WriteBehindTable.<String, String>builder("entries", this.recent)
-			.build();
+		storeHoldsEveryKey();
+		WriteBehindTable<String, String> other = this.tables.build();
 		other.connect(mock(InternalProcessorContext.class), mock(KeyValueStore.class));
 		this.table.get("a");
-		for (int i = 1; i < RECENT / 2; i++) {
-			this.table.get("other-" + i);
-		}
+		readOthers("other-", RECENT / 2 - 1);
 		this.table.get("a");
 		verify(this.store, times(1)).get("a");
 
@@ -306,9 +298,7 @@ class WriteBehindTableTests {
 		verify(this.store, times(2)).get("a");
 
 		other.close();
-		for (int i = 1; i < RECENT / 2; i++) {
-			this.table.get("more-" + i);
-		}
+		readOthers("more-", RECENT / 2 - 1);
 		this.table.get("a");
 		verify(this.store, times(2)).get("a");
 	}
@@ -323,6 +313,17 @@ class WriteBehindTableTests {
 		this.table.clearCache();
 
 		assertThat(this.table.get("a")).isEqualTo("0");
+	}
+
+	private void storeHoldsEveryKey() {
+		when(this.store.get(anyString())).thenAnswer((read) -> "stored-" + read.getArgument(0));
+	}
+
+	/** Reads {@code count} keys through {@link #table} that the test does not look at again. */
+	private void readOthers(String prefix, int count) {
+		for (int i = 0; i < count; i++) {
+			this.table.get(prefix + i);
+		}
 	}
 
 	/** Connects {@link #table} to a mocked task and store; returns its scheduled check. */
@@ -347,7 +348,7 @@ class WriteBehindTableTests {
 			.keyValueStoreBuilder(Stores.persistentKeyValueStore("entries"), Serdes.String(), Serdes.String());
 
 		private final StoreBuilder<WriteBehindTable<String, String>> table = WriteBehindTable
-			.builder("entries-pending-writes", new RecentEntries(RECENT));
+			.builder("entries-pending-writes", RECENT);
 
 		@Override
 		public Set<StoreBuilder<?>> stores() {
