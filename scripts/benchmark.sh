@@ -21,7 +21,9 @@
 #   scripts/benchmark.sh latency [seconds] [claims/s]
 #       Claim-to-eviction latency (p50, p90, p99) seen by a read_committed consumer of the evictions topic, at
 #       [claims/s], by default half of the maximum throughput measured first in the same run, and how long each
-#       stage's commits took under that load. Default: 60 s.
+#       stage's commits took under that load, and the seconds of load in which an eviction took over 500 ms (beside
+#       each JVM's GC log in target/benchmark/<time>/). Default: 60 s. BENCH_OPTS=-Dvalueguard.bench.jfr=true also
+#       records the broker and the instance under load with JDK Flight Recorder.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # the packaged jar is what runs, as users run it
@@ -33,9 +35,9 @@ if [ "${1:-}" = "memory" ]; then
   exit 0
 fi
 if [ "${1:-}" = "latency" ]; then
-  ./mvnw -B -ntp test -Dtest=LatencyBenchmark -Dsurefire.failIfNoSpecifiedTests=false \
+  ./mvnw -B -ntp test -Dtest=LatencyBenchmark -Dsurefire.failIfNoSpecifiedTests=false ${BENCH_OPTS:-} \
     -Dvalueguard.bench.seconds="${2:-60}" -Dvalueguard.bench.rate="${3:-0}" \
-    | grep -E '^\||partitions,|Where the time went|Commit latency|Tests run|FAIL|ERROR'
+    | grep -E '^\||partitions,|Where the time went|Commit latency|Seconds of load|load generator|Tests run|FAIL|ERROR'
   exit 0
 fi
 ./mvnw -B -ntp test -Dtest=ThroughputBenchmark -Dsurefire.failIfNoSpecifiedTests=false ${BENCH_OPTS:-} \

@@ -257,7 +257,8 @@ abstract class ValueGuardScenarios {
 			assertThat(streams.getProperty("group.instance.id")).as("static membership").isNotBlank();
 			// ValueGuard's own defaults for the streams clients (docs/benchmarks.md)
 			assertThat(streams).containsEntry("metrics.recording.level", "INFO")
-				.containsEntry("producer.batch.size", "131072");
+				.containsEntry("producer.batch.size", "131072")
+				.containsEntry("poll.ms", "10");
 		}
 		// both clients run with ValueGuard's thread-failure policy, not the binder's shut-the-client-down handler:
 		// once a second customizer on the factory bean silently replaced the one that installs it

@@ -1,12 +1,18 @@
 package io.valueguard.benchmark;
 
 import java.nio.charset.StandardCharsets;
+import java.io.IOException;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.LocalDateTime;
+import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -14,10 +20,16 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.ToLongFunction;
 
+import javax.management.NotificationEmitter;
+import javax.management.openmbean.CompositeData;
+
 import ch.qos.logback.classic.Level;
+import com.sun.management.GarbageCollectionNotificationInfo;
+import com.sun.management.GcInfo;
 import ch.qos.logback.classic.Logger;
 import io.valueguard.claims.EvictionEvent;
 import io.valueguard.claims.EvictionEventSerde;
@@ -65,7 +77,26 @@ class LatencyBenchmark {
 
 	private static final int PRELOAD = 300_000;
 
-	private static final long WARM_UP_MILLIS = 10_000;
+	/**
+	 * Load before the measured seconds: the JIT compilers of the broker, the instance and the load generator take up
+	 * to a core between them for the first 20 to 30 s (docs/benchmarks.md), which is start-up, not the steady state
+	 * the goal is about.
+	 */
+	private static final long WARM_UP_MILLIS = 1000L * Integer.getInteger("valueguard.bench.warm-up-seconds", 30);
+
+	/** Where earlier runs started measuring; reported beside the steady state, to compare with them. */
+	private static final long EARLY_MILLIS = 10_000;
+
+	/** The goal's bound: seconds of load in which an eviction took longer are listed in the report. */
+	private static final long SLOW_MILLIS = 500;
+
+	private static final boolean JFR = Boolean.getBoolean("valueguard.bench.jfr");
+
+	/** More arguments for the instances, to try a setting: {@code -Dvalueguard.bench.valueguard-arguments="--a=b"}. */
+	private static final String[] EXTRA_ARGUMENTS = Arrays
+		.stream(System.getProperty("valueguard.bench.valueguard-arguments", "").split(" "))
+		.filter((argument) -> !argument.isBlank())
+		.toArray(String[]::new);
 
 	@Test
 	void claimToEvictionAtHalfTheMaximumThroughput() throws Exception {
@@ -73,7 +104,7 @@ class LatencyBenchmark {
 		Path work = Path.of("target", "benchmark",
 				"latency-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
 		Files.createDirectories(work);
-		try (BrokerProcess broker = new BrokerProcess(work).start();
+		try (BrokerProcess broker = new BrokerProcess(work).jvmOptions(diagnostics(work, "broker")).start();
 				Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
 			int rate = RATE;
 			String maximum = "given";
@@ -83,16 +114,20 @@ class LatencyBenchmark {
 				maximum = String.format(Locale.ROOT, "%,.0f claims/s measured first", claimsPerSecond);
 			}
 			List<String> commits = new ArrayList<>();
-			List<Latency> measured = underLoad(broker, admin, work, rate, commits);
+			LoadGeneratorPauses pauses = new LoadGeneratorPauses();
+			Load load = underLoad(broker, admin, work, rate, commits);
+			List<Latency> measured = load.from(WARM_UP_MILLIS);
 			List<Long> latencies = sorted(measured, Latency::total);
+			List<Long> early = sorted(load.from(EARLY_MILLIS), Latency::total);
 			List<Long> untilApplied = sorted(measured, Latency::untilApplied);
 			List<Long> afterApplied = sorted(measured, (latency) -> latency.total() - latency.untilApplied());
 			String report = String.format(Locale.ROOT,
-					"%d partitions, %,d keys, %,d values, exactly_once_v2, defaults; %,d claims/s for %d s (maximum: "
-							+ "%s)%n%n| evictions measured | p50 | p90 | p99 | max |%n| --- | --- | --- | --- | --- |%n"
-							+ "| %,d | %d ms | %d ms | %d ms | %d ms |%n",
-					PARTITIONS, KEYS, VALUES, rate, SECONDS, maximum, latencies.size(), percentile(latencies, 50),
-					percentile(latencies, 90), percentile(latencies, 99), latencies.get(latencies.size() - 1))
+					"%d partitions, %,d keys, %,d values, exactly_once_v2, defaults; %,d claims/s for %d s after %d s of "
+							+ "warm-up (maximum: %s)%n%n| measured | evictions | p50 | p90 | p99 | max |%n"
+							+ "| --- | --- | --- | --- | --- | --- |%n%s%s",
+					PARTITIONS, KEYS, VALUES, rate, SECONDS, WARM_UP_MILLIS / 1000, maximum,
+					row("after the warm-up", latencies),
+					row("from the " + EARLY_MILLIS / 1000 + "th second, warm-up included", early))
 					+ String.format(Locale.ROOT, "%nWhere the time went: from the claim to the key stage applying the "
 							+ "verdict (the eviction event's own timestamp: key stage, its commit, value stage, its "
 							+ "commit), and from then until the consumer got the event (the key stage's next commit):"
@@ -101,7 +136,8 @@ class LatencyBenchmark {
 							percentile(untilApplied, 99), percentile(afterApplied, 50), percentile(afterApplied, 99))
 					+ String.format(Locale.ROOT, "%nCommit latency of each stage's stream thread, average and maximum "
 							+ "over the last 30 s of load (Kafka's commit-latency metrics):%n%n| stage | average | "
-							+ "maximum |%n| --- | --- | --- |%n%s", String.join("", commits));
+							+ "maximum |%n| --- | --- | --- |%n%s", String.join("", commits))
+					+ slowSeconds(measured) + pauses.report(load.start() + WARM_UP_MILLIS);
 			System.out.println(report);
 			Files.writeString(work.resolve("report.md"), report);
 		}
@@ -110,9 +146,104 @@ class LatencyBenchmark {
 		}
 	}
 
-	/** One eviction: claim to consumer, and the part until the key stage applied the verdict, in milliseconds. */
-	private record Latency(long total, long untilApplied) {
+	/**
+	 * The load generator's own GC pauses (this JVM: producer, consumer and the latencies it keeps), which a measured
+	 * latency would include, to tell them from the pipeline's.
+	 */
+	private static final class LoadGeneratorPauses {
 
+		/** Start (epoch milliseconds) and duration of each pause. */
+		private final List<long[]> pauses = Collections.synchronizedList(new ArrayList<>());
+
+		LoadGeneratorPauses() {
+			long jvmStart = ManagementFactory.getRuntimeMXBean().getStartTime();
+			for (GarbageCollectorMXBean collector : ManagementFactory.getGarbageCollectorMXBeans()) {
+				((NotificationEmitter) collector).addNotificationListener((notification, handback) -> {
+					if (GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION.equals(notification.getType())) {
+						GcInfo info = GarbageCollectionNotificationInfo
+							.from((CompositeData) notification.getUserData())
+							.getGcInfo();
+						this.pauses.add(new long[] { jvmStart + info.getStartTime(), info.getDuration() });
+					}
+				}, null, null);
+			}
+		}
+
+		String report(long from) {
+			synchronized (this.pauses) {
+				List<long[]> measured = this.pauses.stream().filter((pause) -> pause[0] >= from).toList();
+				return String.format(Locale.ROOT, "%nThe load generator's own GC (this JVM) in the measured seconds: %d "
+						+ "collections, %d ms in all, the longest %d ms%n", measured.size(),
+						measured.stream().mapToLong((pause) -> pause[1]).sum(),
+						measured.stream().mapToLong((pause) -> pause[1]).max().orElse(0));
+			}
+		}
+
+	}
+
+	private static String row(String measured, List<Long> latencies) {
+		return String.format(Locale.ROOT, "| %s | %,d | %d ms | %d ms | %d ms | %d ms |%n", measured, latencies.size(),
+				percentile(latencies, 50), percentile(latencies, 90), percentile(latencies, 99),
+				latencies.get(latencies.size() - 1));
+	}
+
+	/** Every eviction measured, from the first claim of the load on ({@code start}, epoch milliseconds). */
+	private record Load(long start, List<Latency> latencies) {
+
+		List<Latency> from(long millis) {
+			return this.latencies.stream().filter((latency) -> latency.claimed() >= this.start + millis).toList();
+		}
+
+	}
+
+	/**
+	 * One eviction: when its claim was produced (epoch milliseconds), claim to consumer, and the part until the key
+	 * stage applied the verdict, in milliseconds.
+	 */
+	private record Latency(long claimed, long total, long untilApplied) {
+
+	}
+
+	/**
+	 * When the tail happened: each second of load (by the time its claims were produced) in which an eviction took
+	 * longer than {@link #SLOW_MILLIS}, with the wall-clock time, to be read beside the GC logs and recordings.
+	 */
+	private static String slowSeconds(List<Latency> measured) {
+		Map<Long, long[]> seconds = new TreeMap<>();
+		for (Latency latency : measured) {
+			long[] second = seconds.computeIfAbsent(latency.claimed() / 1000, (key) -> new long[3]);
+			second[0]++;
+			if (latency.total() > SLOW_MILLIS) {
+				second[1]++;
+			}
+			second[2] = Math.max(second[2], latency.total());
+		}
+		StringBuilder rows = new StringBuilder();
+		long slow = 0;
+		for (Map.Entry<Long, long[]> second : seconds.entrySet()) {
+			long[] counts = second.getValue();
+			slow += counts[1];
+			if (counts[1] > 0) {
+				rows.append(String.format(Locale.ROOT, "| %s | %,d | %,d | %,d ms |%n",
+						DateTimeFormatter.ISO_LOCAL_TIME.format(LocalDateTime.ofInstant(
+								Instant.ofEpochSecond(second.getKey()), ZoneId.systemDefault())),
+						counts[0], counts[1], counts[2]));
+			}
+		}
+		return String.format(Locale.ROOT, "%nSeconds of load with evictions over %d ms (%,d of %,d evictions, in %d of "
+				+ "%d seconds):%n%n| second | evictions | over %d ms | max |%n| --- | --- | --- | --- |%n%s", SLOW_MILLIS,
+				slow, measured.size(), rows.toString().lines().count(), seconds.size(), SLOW_MILLIS, rows);
+	}
+
+	/** A GC log of each JVM of the run, and a flight recording when asked for, beside the report. */
+	private static String[] diagnostics(Path work, String name) {
+		List<String> options = new ArrayList<>(
+				List.of("-Xlog:gc,safepoint:file=" + work.resolve(name + "-gc.log").toAbsolutePath() + ":time,uptime"));
+		if (JFR) {
+			options.add("-XX:StartFlightRecording=settings=profile,dumponexit=true,filename="
+					+ work.resolve(name + ".jfr").toAbsolutePath());
+		}
+		return options.toArray(String[]::new);
 	}
 
 	private static List<Long> sorted(List<Latency> measured, ToLongFunction<Latency> part) {
@@ -148,7 +279,7 @@ class LatencyBenchmark {
 	 * Latencies of the evictions by a later claim, after the warm-up; adds a table row per stage to {@code commits}:
 	 * how long its commits took while the load ran.
 	 */
-	private static List<Latency> underLoad(BrokerProcess broker, Admin admin, Path work, int rate, List<String> commits)
+	private static Load underLoad(BrokerProcess broker, Admin admin, Path work, int rate, List<String> commits)
 			throws Exception {
 		String topic = "bench.live";
 		admin.createTopics(List.of(new NewTopic(topic, PARTITIONS, (short) 1))).all().get();
@@ -156,7 +287,9 @@ class LatencyBenchmark {
 		List<Latency> latencies = Collections.synchronizedList(new ArrayList<>());
 		AtomicBoolean producing = new AtomicBoolean(true);
 		try (InstanceProcess instance = instance(broker, work, prefix, topic)) {
-			instance.start();
+			List<String> options = new ArrayList<>(List.of("-Xmx1g"));
+			options.addAll(List.of(diagnostics(work, "instance")));
+			instance.jvmOptions(options.toArray(String[]::new)).start();
 			long deadline = System.currentTimeMillis() + 180_000;
 			while (!BenchInstances.running(instance, prefix) || !instance.ready()) {
 				if (System.currentTimeMillis() > deadline) {
@@ -165,8 +298,8 @@ class LatencyBenchmark {
 				Thread.sleep(100);
 			}
 			long start = System.currentTimeMillis();
-			Thread consumer = new Thread(() -> consume(broker, prefix + ".evictions", start + WARM_UP_MILLIS, latencies,
-					producing), "evictions-consumer");
+			Thread consumer = new Thread(() -> consume(broker, prefix + ".evictions", start, latencies, producing),
+					"evictions-consumer");
 			consumer.start();
 			produce(broker, topic, rate, start);
 			Scrape scrape = new Scrape(instance.api().get("/actuator/prometheus").body());
@@ -181,18 +314,34 @@ class LatencyBenchmark {
 			producing.set(false);
 			consumer.join(30_000);
 			instance.stop();
+			synchronized (latencies) {
+				writeCsv(work, latencies);
+				return new Load(start, List.copyOf(latencies));
+			}
 		}
-		return new ArrayList<>(latencies);
 	}
 
-	/** Claims stamped with the wall clock at {@code rate} per second, sent in 10 ms slices, for {@link #SECONDS}. */
+	/** Every eviction measured, for a closer look than the report's: claimed (epoch ms), total and until applied. */
+	private static void writeCsv(Path work, List<Latency> latencies) throws IOException {
+		StringBuilder csv = new StringBuilder("claimed,total,until_applied\n");
+		for (Latency latency : latencies) {
+			csv.append(latency.claimed()).append(',').append(latency.total()).append(',')
+				.append(latency.untilApplied()).append('\n');
+		}
+		Files.writeString(work.resolve("latencies.csv"), csv);
+	}
+
+	/**
+	 * Claims stamped with the wall clock at {@code rate} per second, sent in 10 ms slices, for the warm-up and then
+	 * {@link #SECONDS}.
+	 */
 	private static void produce(BrokerProcess broker, String topic, int rate, long start) throws InterruptedException {
 		Random random = new Random(11);
 		long sent = 0;
 		try (KafkaProducer<byte[], byte[]> producer = producer(broker)) {
 			while (true) {
 				long elapsed = System.currentTimeMillis() - start;
-				if (elapsed >= SECONDS * 1000L) {
+				if (elapsed >= WARM_UP_MILLIS + SECONDS * 1000L) {
 					return;
 				}
 				long due = rate * elapsed / 1000;
@@ -221,7 +370,7 @@ class LatencyBenchmark {
 					long now = System.currentTimeMillis();
 					EvictionEvent event = record.value();
 					if (event.reason() == Eviction.Reason.SUPERSEDED && event.evictedByTimestamp() >= measureFrom) {
-						latencies.add(new Latency(now - event.evictedByTimestamp(),
+						latencies.add(new Latency(event.evictedByTimestamp(), now - event.evictedByTimestamp(),
 								event.evictionTimestamp() - event.evictedByTimestamp()));
 					}
 				}
@@ -243,7 +392,7 @@ class LatencyBenchmark {
 
 	private static InstanceProcess instance(BrokerProcess broker, Path work, String prefix, String topic) {
 		return new InstanceProcess(prefix, work, broker.bootstrapServers(),
-				BenchInstances.arguments(prefix, topic, PARTITIONS))
+				BenchInstances.arguments(prefix, topic, PARTITIONS, EXTRA_ARGUMENTS))
 			.jvmOptions("-Xmx1g");
 	}
 

@@ -54,6 +54,8 @@ public final class BrokerProcess implements AutoCloseable {
 
 	private final String clusterId = Uuid.randomUuid().toString();
 
+	private List<String> jvmOptions = List.of();
+
 	/** A single broker. */
 	public BrokerProcess(Path workDir) {
 		this(workDir, 1);
@@ -64,6 +66,12 @@ public final class BrokerProcess implements AutoCloseable {
 		for (int id = 1; id <= size; id++) {
 			this.nodes.add(new Node(id, workDir, (size == 1) ? "kafka" : "kafka-" + id));
 		}
+	}
+
+	/** More options for the brokers' JVMs (a GC log, a flight recording); before {@link #start()}. */
+	public BrokerProcess jvmOptions(String... options) {
+		this.jvmOptions = List.of(options);
+		return this;
 	}
 
 	public String bootstrapServers() {
@@ -125,10 +133,12 @@ public final class BrokerProcess implements AutoCloseable {
 		try {
 			Files.writeString(node.logFile, "--- start " + (++node.starts) + "\n", StandardOpenOption.CREATE,
 					StandardOpenOption.APPEND);
-			node.process = new ProcessBuilder(ChildJvm.java(), "-Xmx512m", "-cp", System.getProperty("java.class.path"),
-					BrokerMain.class.getName(), Integer.toString(node.id), Integer.toString(node.port),
-					Integer.toString(node.controllerPort), voters, this.clusterId, node.dataDir.toString())
-				.redirectErrorStream(true)
+			List<String> command = new ArrayList<>(List.of(ChildJvm.java(), "-Xmx512m"));
+			command.addAll(this.jvmOptions);
+			command.addAll(List.of("-cp", System.getProperty("java.class.path"), BrokerMain.class.getName(),
+					Integer.toString(node.id), Integer.toString(node.port), Integer.toString(node.controllerPort), voters,
+					this.clusterId, node.dataDir.toString()));
+			node.process = new ProcessBuilder(command).redirectErrorStream(true)
 				.redirectOutput(ProcessBuilder.Redirect.appendTo(node.logFile.toFile()))
 				.start();
 		}
