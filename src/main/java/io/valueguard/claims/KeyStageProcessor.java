@@ -14,6 +14,7 @@ import io.valueguard.system.WriteBehindTable;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.ProcessorSupplier;
@@ -63,11 +64,12 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 		StoreBuilder<WriteBehindTable<String, KeyClaim>> pendingWrites = WriteBehindTable.builder(PENDING_WRITES,
 				settings.recentEntries());
 		StoreBuilder<Outbox<CommandBatch.Entry>> outbox = Outbox.builder(OUTBOX);
+		PromptEvictions promptEvictions = new PromptEvictions();
 		return new ProcessorSupplier<>() {
 
 			@Override
 			public Processor<Object, Object, Object, Object> get() {
-				return new KeyStageProcessor(validator, events, commandPartitions);
+				return new KeyStageProcessor(validator, events, commandPartitions, promptEvictions);
 			}
 
 			@Override
@@ -86,21 +88,29 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 
 	private final int commandPartitions;
 
+	private final PromptEvictions promptEvictions;
+
+	private long commitInterval;
+
 	private @Nullable ProcessorContext<Object, Object> context;
 
 	private @Nullable KeyStage stage;
 
 	private @Nullable Outbox<CommandBatch.Entry> outbox;
 
-	private KeyStageProcessor(ClaimValidator validator, KeyStageEvents events, int commandPartitions) {
+	private KeyStageProcessor(ClaimValidator validator, KeyStageEvents events, int commandPartitions,
+			PromptEvictions promptEvictions) {
 		this.validator = validator;
 		this.events = events;
 		this.commandPartitions = commandPartitions;
+		this.promptEvictions = promptEvictions;
 	}
 
 	@Override
 	public void init(ProcessorContext<Object, Object> context) {
 		this.context = context;
+		// appConfigs() holds the resolved settings, Kafka's default for the guarantee included
+		this.commitInterval = ((Number) context.appConfigs().get(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG)).longValue();
 		WriteBehindTable<String, KeyClaim> bindings = context.getStateStore(PENDING_WRITES);
 		bindings.connect(context, context.getStateStore(STORE));
 		this.stage = new KeyStage(bindings, new Effects());
@@ -133,6 +143,7 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 			return;
 		}
 		long now = this.context.currentSystemTimeMs();
+		boolean evicted = false;
 		for (VerdictBatch.Entry entry : batch.entries()) {
 			// a single verdict from before batching names its key in the record key
 			String key = (entry.key() != null) ? entry.key() : (String) record.key();
@@ -140,7 +151,12 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 				skipForeign("key");
 				continue;
 			}
-			this.events.keyStage(this.stage.evict(key, entry.eviction(), now));
+			KeyStage.Outcome outcome = this.stage.evict(key, entry.eviction(), now);
+			evicted |= outcome == KeyStage.Outcome.EVICTED;
+			this.events.keyStage(outcome);
+		}
+		if (evicted && this.promptEvictions.commitNow(now, this.commitInterval)) {
+			this.context.commit();
 		}
 	}
 

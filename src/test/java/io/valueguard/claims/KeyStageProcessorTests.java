@@ -1,0 +1,129 @@
+package io.valueguard.claims;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.valueguard.messages.Eviction;
+import io.valueguard.messages.VerdictBatch;
+import io.valueguard.support.TestProperties;
+import io.valueguard.system.Outbox;
+import io.valueguard.system.ValueGuardProperties;
+import io.valueguard.system.WriteBehindTable;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.processor.TaskId;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.ProcessorSupplier;
+import org.apache.kafka.streams.processor.api.Record;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.anyString;
+import static org.mockito.BDDMockito.given;
+import static org.mockito.BDDMockito.willAnswer;
+import static org.mockito.Mockito.doReturn;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.never;
+import static org.mockito.Mockito.times;
+import static org.mockito.Mockito.verify;
+
+/**
+ * The key stage's processor around {@link KeyStage}, where the topology tests cannot see: when it asks Kafka Streams
+ * to commit. Their driver commits after every record, so asking makes no difference there.
+ */
+class KeyStageProcessorTests {
+
+	private static final long COMMIT_INTERVAL = 100;
+
+	private final ProcessorSupplier<Object, Object, Object, Object> supplier;
+
+	private final Map<String, KeyClaim> claims = new HashMap<>();
+
+	/** The wall clock of the tasks. */
+	private long now;
+
+	KeyStageProcessorTests() {
+		ValueGuardProperties properties = TestProperties.of(Map.of());
+		this.supplier = KeyStageProcessor.supplier(
+				new ClaimValidator(properties.limits(), ClaimFormat.of(properties.claims())), KeyStageEvents.NONE,
+				properties.store(), 6);
+	}
+
+	@BeforeEach
+	void holdClaims() {
+		for (String key : List.of("ann", "bob", "cid")) {
+			this.claims.put(key, new KeyClaim("desk-" + key, 10, true));
+		}
+	}
+
+	@Test
+	void shouldAskForACommitOncePerCommitIntervalWhenVerdictsEvict() {
+		ProcessorContext<Object, Object> context = context(0);
+		Processor<Object, Object, Object, Object> processor = started(context);
+
+		evict(processor, "ann", 1_000);
+		evict(processor, "bob", 1_000 + COMMIT_INTERVAL - 1);
+		verify(context, times(1)).commit();
+
+		evict(processor, "cid", 1_000 + COMMIT_INTERVAL);
+		verify(context, times(2)).commit();
+	}
+
+	@Test
+	void shouldNotAskForACommitWhenVerdictsAreStale() {
+		ProcessorContext<Object, Object> context = context(0);
+		Processor<Object, Object, Object, Object> processor = started(context);
+		this.claims.put("ann", new KeyClaim("desk-ann", 20, true));
+
+		evict(processor, "ann", 1_000);
+
+		verify(context, never()).commit();
+	}
+
+	@Test
+	void shouldShareTheLimitBetweenTheTasksOfAStage() {
+		// a commit takes every task of the thread along, so one task's commit serves the other's evictions too
+		ProcessorContext<Object, Object> first = context(0);
+		ProcessorContext<Object, Object> second = context(1);
+		Processor<Object, Object, Object, Object> one = started(first);
+		Processor<Object, Object, Object, Object> other = started(second);
+
+		evict(one, "ann", 1_000);
+		evict(other, "bob", 1_050);
+
+		verify(first, times(1)).commit();
+		verify(second, never()).commit();
+	}
+
+	private Processor<Object, Object, Object, Object> started(ProcessorContext<Object, Object> context) {
+		Processor<Object, Object, Object, Object> processor = this.supplier.get();
+		processor.init(context);
+		return processor;
+	}
+
+	/** Processes, at {@code now} by the wall clock, the value stage's verdict that the key's claim at 10 lost. */
+	private void evict(Processor<Object, Object, Object, Object> processor, String key, long now) {
+		this.now = now;
+		Eviction eviction = new Eviction("desk-" + key, 10, "zoe", 20, Eviction.Reason.SUPERSEDED, 0);
+		VerdictBatch batch = new VerdictBatch(0, List.of(new VerdictBatch.Entry(key, eviction)));
+		processor.process(new Record<>(null, new KeyStageProcessor.Verdicts(batch), 20));
+	}
+
+	@SuppressWarnings("unchecked")
+	private ProcessorContext<Object, Object> context(int partition) {
+		ProcessorContext<Object, Object> context = mock(ProcessorContext.class);
+		WriteBehindTable<String, KeyClaim> bindings = mock(WriteBehindTable.class);
+		given(bindings.get(anyString())).willAnswer((call) -> this.claims.get(call.<String>getArgument(0)));
+		willAnswer((call) -> this.claims.put(call.getArgument(0), call.getArgument(1))).given(bindings)
+			.put(anyString(), any());
+		doReturn(bindings).when(context).getStateStore(KeyStageProcessor.PENDING_WRITES);
+		doReturn(mock(Outbox.class)).when(context).getStateStore(KeyStageProcessor.OUTBOX);
+		given(context.appConfigs()).willReturn(Map.of(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, COMMIT_INTERVAL));
+		given(context.taskId()).willReturn(new TaskId(0, partition));
+		given(context.currentSystemTimeMs()).willAnswer((call) -> this.now);
+		return context;
+	}
+
+}
