@@ -23,7 +23,7 @@
 #       [claims/s], by default half of the maximum throughput measured first in the same run, and how long each
 #       stage's commits took under that load, and the seconds of load in which an eviction took over 500 ms (beside
 #       each JVM's GC log in target/benchmark/<time>/). Default: 60 s. BENCH_OPTS=-Dvalueguard.bench.jfr=true also
-#       records the broker and the instance under load with JDK Flight Recorder.
+#       records the instance under load with JDK Flight Recorder.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # the packaged jar is what runs, as users run it

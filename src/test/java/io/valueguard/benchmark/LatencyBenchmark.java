@@ -104,7 +104,7 @@ class LatencyBenchmark {
 		Path work = Path.of("target", "benchmark",
 				"latency-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
 		Files.createDirectories(work);
-		try (BrokerProcess broker = new BrokerProcess(work).jvmOptions(diagnostics(work, "broker")).start();
+		try (BrokerProcess broker = new BrokerProcess(work).jvmOptions(diagnostics(work, "broker", false)).start();
 				Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
 			int rate = RATE;
 			String maximum = "given";
@@ -235,11 +235,14 @@ class LatencyBenchmark {
 				slow, measured.size(), rows.toString().lines().count(), seconds.size(), SLOW_MILLIS, rows);
 	}
 
-	/** A GC log of each JVM of the run, and a flight recording when asked for, beside the report. */
-	private static String[] diagnostics(Path work, String name) {
+	/**
+	 * A GC log of a JVM of the run beside the report, and a flight recording when asked for and {@code recorded}: only
+	 * a JVM that stops, not the broker, which is killed, writes its recording at exit.
+	 */
+	private static String[] diagnostics(Path work, String name, boolean recorded) {
 		List<String> options = new ArrayList<>(
 				List.of("-Xlog:gc,safepoint:file=" + work.resolve(name + "-gc.log").toAbsolutePath() + ":time,uptime"));
-		if (JFR) {
+		if (JFR && recorded) {
 			options.add("-XX:StartFlightRecording=settings=profile,dumponexit=true,filename="
 					+ work.resolve(name + ".jfr").toAbsolutePath());
 		}
@@ -288,7 +291,7 @@ class LatencyBenchmark {
 		AtomicBoolean producing = new AtomicBoolean(true);
 		try (InstanceProcess instance = instance(broker, work, prefix, topic)) {
 			List<String> options = new ArrayList<>(List.of("-Xmx1g"));
-			options.addAll(List.of(diagnostics(work, "instance")));
+			options.addAll(List.of(diagnostics(work, "instance", true)));
 			instance.jvmOptions(options.toArray(String[]::new)).start();
 			long deadline = System.currentTimeMillis() + 180_000;
 			while (!BenchInstances.running(instance, prefix) || !instance.ready()) {

@@ -68,7 +68,7 @@ public final class BrokerProcess implements AutoCloseable {
 		}
 	}
 
-	/** More options for the brokers' JVMs (a GC log, a flight recording); before {@link #start()}. */
+	/** More options for the brokers' JVMs (a GC log, say); before {@link #start()}. */
 	public BrokerProcess jvmOptions(String... options) {
 		this.jvmOptions = List.of(options);
 		return this;
