@@ -1,7 +1,5 @@
 package io.valueguard.system;
 
-import java.util.concurrent.atomic.AtomicInteger;
-
 /**
  * How many entries the write-behind tables of one stage remember together (the tables of all its tasks, on all its
  * threads), so that the heap they take is bounded however many partitions the instance holds
@@ -11,9 +9,10 @@ final class RecentEntries {
 
 	private final int limit;
 
-	private final AtomicInteger tables = new AtomicInteger();
+	// guarded by this: tasks start and close on several threads, and the share must follow the last count
+	private int tables;
 
-	// read for every entry remembered, changed only when a task starts or closes
+	// read for every entry remembered, without a lock; changed only when a task starts or closes
 	private volatile int share;
 
 	/** @param limit how many entries all the tables together remember at most; 0 remembers nothing */
@@ -23,13 +22,13 @@ final class RecentEntries {
 	}
 
 	/** A table of a task that processes records counts for a share from now on. */
-	void join() {
-		reshare(this.tables.incrementAndGet());
+	synchronized void join() {
+		reshare(++this.tables);
 	}
 
 	/** A table's task closed. */
-	void leave() {
-		reshare(this.tables.decrementAndGet());
+	synchronized void leave() {
+		reshare(--this.tables);
 	}
 
 	private void reshare(int tables) {

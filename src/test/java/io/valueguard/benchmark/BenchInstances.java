@@ -16,7 +16,33 @@ import io.valueguard.support.InstanceProcess;
  */
 final class BenchInstances {
 
+	/**
+	 * More arguments for every ValueGuard instance a benchmark starts, space-separated, to try a setting:
+	 * {@code -Dvalueguard.bench.valueguard-arguments=--spring.cloud.stream...=...}.
+	 */
+	static final List<String> EXTRA_ARGUMENTS = Arrays
+		.stream(System.getProperty("valueguard.bench.valueguard-arguments", "").split(" "))
+		.filter((argument) -> !argument.isBlank())
+		.toList();
+
+	private static final boolean JFR = Boolean.getBoolean("valueguard.bench.jfr");
+
 	private BenchInstances() {
+	}
+
+	/**
+	 * JVM options of an application under test: a 1 GiB heap, and a flight recording beside the report when
+	 * {@code -Dvalueguard.bench.jfr=true} asks for one.
+	 */
+	static List<String> jvmOptions(Path work, String name) {
+		List<String> options = new ArrayList<>(List.of("-Xmx1g"));
+		if (JFR) {
+			// deep enough for a record's whole path from the poll loop to the sink; JFR's default of 64 frames cuts it
+			options.add("-XX:FlightRecorderOptions:stackdepth=256");
+			options.add("-XX:StartFlightRecording=settings=profile,dumponexit=true,filename="
+					+ work.resolve(name + ".jfr").toAbsolutePath());
+		}
+		return options;
 	}
 
 	/** Arguments of an instance whose topics all start with {@code prefix}, reading {@code claims}. */

@@ -12,7 +12,6 @@ import java.time.LocalDateTime;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -90,13 +89,7 @@ class LatencyBenchmark {
 	/** The goal's bound: seconds of load in which an eviction took longer are listed in the report. */
 	private static final long SLOW_MILLIS = 500;
 
-	private static final boolean JFR = Boolean.getBoolean("valueguard.bench.jfr");
 
-	/** More arguments for the instances, to try a setting: {@code -Dvalueguard.bench.valueguard-arguments="--a=b"}. */
-	private static final String[] EXTRA_ARGUMENTS = Arrays
-		.stream(System.getProperty("valueguard.bench.valueguard-arguments", "").split(" "))
-		.filter((argument) -> !argument.isBlank())
-		.toArray(String[]::new);
 
 	@Test
 	void claimToEvictionAtHalfTheMaximumThroughput() throws Exception {
@@ -104,7 +97,7 @@ class LatencyBenchmark {
 		Path work = Path.of("target", "benchmark",
 				"latency-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
 		Files.createDirectories(work);
-		try (BrokerProcess broker = new BrokerProcess(work).jvmOptions(diagnostics(work, "broker", false)).start();
+		try (BrokerProcess broker = new BrokerProcess(work).jvmOptions(gcLog(work, "broker")).start();
 				Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
 			int rate = RATE;
 			String maximum = "given";
@@ -235,18 +228,9 @@ class LatencyBenchmark {
 				slow, measured.size(), rows.toString().lines().count(), seconds.size(), SLOW_MILLIS, rows);
 	}
 
-	/**
-	 * A GC log of a JVM of the run beside the report, and a flight recording when asked for and {@code recorded}: only
-	 * a JVM that stops, not the broker, which is killed, writes its recording at exit.
-	 */
-	private static String[] diagnostics(Path work, String name, boolean recorded) {
-		List<String> options = new ArrayList<>(
-				List.of("-Xlog:gc,safepoint:file=" + work.resolve(name + "-gc.log").toAbsolutePath() + ":time,uptime"));
-		if (JFR && recorded) {
-			options.add("-XX:StartFlightRecording=settings=profile,dumponexit=true,filename="
-					+ work.resolve(name + ".jfr").toAbsolutePath());
-		}
-		return options.toArray(String[]::new);
+	/** A GC log of a JVM of the run, beside the report. */
+	private static String gcLog(Path work, String name) {
+		return "-Xlog:gc,safepoint:file=" + work.resolve(name + "-gc.log").toAbsolutePath() + ":time,uptime";
 	}
 
 	private static List<Long> sorted(List<Latency> measured, ToLongFunction<Latency> part) {
@@ -289,10 +273,12 @@ class LatencyBenchmark {
 		String prefix = "bench-vg-live";
 		List<Latency> latencies = Collections.synchronizedList(new ArrayList<>());
 		AtomicBoolean producing = new AtomicBoolean(true);
-		try (InstanceProcess instance = instance(broker, work, prefix, topic)) {
-			List<String> options = new ArrayList<>(List.of("-Xmx1g"));
-			options.addAll(List.of(diagnostics(work, "instance", true)));
-			instance.jvmOptions(options.toArray(String[]::new)).start();
+		// the instance under load also keeps a GC log, and a flight recording when asked for
+		List<String> options = new ArrayList<>(BenchInstances.jvmOptions(work, prefix));
+		options.add(gcLog(work, "instance"));
+		try (InstanceProcess instance = instance(broker, work, prefix, topic)
+			.jvmOptions(options.toArray(String[]::new))) {
+			instance.start();
 			long deadline = System.currentTimeMillis() + 180_000;
 			while (!BenchInstances.running(instance, prefix) || !instance.ready()) {
 				if (System.currentTimeMillis() > deadline) {
@@ -393,10 +379,11 @@ class LatencyBenchmark {
 				new ByteArraySerializer());
 	}
 
+	/** An instance with the benchmark's heap; the one under load adds its GC log and recording. */
 	private static InstanceProcess instance(BrokerProcess broker, Path work, String prefix, String topic) {
-		return new InstanceProcess(prefix, work, broker.bootstrapServers(),
-				BenchInstances.arguments(prefix, topic, PARTITIONS, EXTRA_ARGUMENTS))
-			.jvmOptions("-Xmx1g");
+		List<String> arguments = BenchInstances.arguments(prefix, topic, PARTITIONS);
+		arguments.addAll(BenchInstances.EXTRA_ARGUMENTS);
+		return new InstanceProcess(prefix, work, broker.bootstrapServers(), arguments).jvmOptions("-Xmx1g");
 	}
 
 	private static long percentile(List<Long> sorted, int percentile) {

@@ -7,7 +7,6 @@ import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -69,9 +68,6 @@ class ThroughputBenchmark {
 	 */
 	private static final boolean EXACTLY_ONCE = GUARANTEE.startsWith("exactly_once");
 
-	/** Record JDK Flight Recorder profiles of both applications into the run's folder. */
-	private static final boolean JFR = Boolean.getBoolean("valueguard.bench.jfr");
-
 	/** Which settings to run, by their position in the table (1-based, comma-separated); all by default. */
 	private static final String ONLY = System.getProperty("valueguard.bench.settings", "");
 
@@ -80,15 +76,6 @@ class ThroughputBenchmark {
 	 * the same code on a shared machine, so several rounds report their median too.
 	 */
 	private static final int ROUNDS = Integer.getInteger("valueguard.bench.rounds", 1);
-
-	/**
-	 * More arguments for every ValueGuard run, space-separated, for trying a setting against the baseline before it
-	 * earns a row: {@code -Dvalueguard.bench.valueguard-arguments=--spring.cloud.stream...=...}.
-	 */
-	private static final List<String> EXTRA_ARGUMENTS = Arrays
-		.stream(System.getProperty("valueguard.bench.valueguard-arguments", "").split(" "))
-		.filter((argument) -> !argument.isBlank())
-		.toList();
 
 	private static final String TOPIC = "bench.claims";
 
@@ -316,17 +303,6 @@ class ThroughputBenchmark {
 		return admin.listOffsets(ends).all().get().values().stream().mapToLong((end) -> end.offset()).sum();
 	}
 
-	/** JVM options of an application under test: the heap, and a profile when asked for. */
-	private static List<String> jvmOptions(Path work, String name) {
-		List<String> options = new ArrayList<>(List.of("-Xmx1g"));
-		if (JFR) {
-			// deep enough for a record's whole path from the poll loop to the sink; JFR's default of 64 frames cuts it
-			options.add("-XX:FlightRecorderOptions:stackdepth=256");
-			options.add("-XX:StartFlightRecording=settings=profile,dumponexit=true,filename="
-					+ work.resolve(name + ".jfr").toAbsolutePath());
-		}
-		return options;
-	}
 
 	/** From RUNNING until the plain table, in a JVM of its own, has read every claim. */
 	private static Run runBaseline(BrokerProcess broker, Admin admin, Path work, Setting setting) throws Exception {
@@ -337,7 +313,7 @@ class ThroughputBenchmark {
 		Path log = work.resolve(applicationId + ".log");
 		Path processed = work.resolve(applicationId + ".processed");
 		List<String> command = new ArrayList<>(List.of(ChildJvm.java()));
-		command.addAll(jvmOptions(work, applicationId));
+		command.addAll(BenchInstances.jvmOptions(work, applicationId));
 		command.add("-Dvalueguard.bench.processed-file=" + processed.toAbsolutePath());
 		command.addAll(List.of("-cp", System.getProperty("java.class.path"), BaselineMain.class.getName(),
 				bootstrapServers, applicationId, TOPIC, output, work.resolve("state").toString(),
@@ -371,9 +347,9 @@ class ThroughputBenchmark {
 		List<String> arguments = BenchInstances.arguments(prefix, TOPIC, PARTITIONS,
 				BINDER + StreamsConfig.PROCESSING_GUARANTEE_CONFIG + "=" + GUARANTEE);
 		setting.valueGuard().forEach((name, value) -> arguments.add(BINDER + name + "=" + value));
-		arguments.addAll(EXTRA_ARGUMENTS);
+		arguments.addAll(BenchInstances.EXTRA_ARGUMENTS);
 		try (InstanceProcess instance = new InstanceProcess(prefix, work, bootstrapServers, arguments)
-			.jvmOptions(jvmOptions(work, prefix).toArray(String[]::new))) {
+			.jvmOptions(BenchInstances.jvmOptions(work, prefix).toArray(String[]::new))) {
 			instance.start();
 			Map<String, Set<String>> inputs = new LinkedHashMap<>();
 			inputs.put(prefix + "-keys", Set.of(TOPIC, prefix + "-eviction-feedback"));
