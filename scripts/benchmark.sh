@@ -29,18 +29,18 @@ cd "$(dirname "$0")/.."
 # the packaged jar is what runs, as users run it
 ./mvnw -B -ntp -q package -DskipTests
 if [ "${1:-}" = "memory" ]; then
-  ./mvnw -B -ntp test -Dtest=StoreBenchmark -Dsurefire.failIfNoSpecifiedTests=false \
+  ./mvnw -B -ntp -Pbench test -Dtest=StoreBenchmark -Dsurefire.failIfNoSpecifiedTests=false \
     -Dvalueguard.bench.keys="${2:-1000000}" -Dvalueguard.bench.heap-mib="${3:-1024}" \
     -Dvalueguard.bench.block-cache-mib="${4:-256}" | grep -E '^\||keys,|Restart|Tests run|FAIL|ERROR'
   exit 0
 fi
 if [ "${1:-}" = "latency" ]; then
-  ./mvnw -B -ntp test -Dtest=LatencyBenchmark -Dsurefire.failIfNoSpecifiedTests=false ${BENCH_OPTS:-} \
+  ./mvnw -B -ntp -Pbench test -Dtest=LatencyBenchmark -Dsurefire.failIfNoSpecifiedTests=false ${BENCH_OPTS:-} \
     -Dvalueguard.bench.seconds="${2:-60}" -Dvalueguard.bench.rate="${3:-0}" \
     | grep -E '^\||partitions,|Where the time went|Commit latency|Seconds of load|load generator|Tests run|FAIL|ERROR'
   exit 0
 fi
-./mvnw -B -ntp test -Dtest=ThroughputBenchmark -Dsurefire.failIfNoSpecifiedTests=false ${BENCH_OPTS:-} \
+./mvnw -B -ntp -Pbench test -Dtest=ThroughputBenchmark -Dsurefire.failIfNoSpecifiedTests=false ${BENCH_OPTS:-} \
   -Dvalueguard.bench.claims="${1:-300000}" -Dvalueguard.bench.keys="${2:-100000}" \
   -Dvalueguard.bench.values="${3:-50000}" -Dvalueguard.bench.partitions="${4:-6}" \
   -Dvalueguard.bench.guarantee="${5:-exactly_once_v2}" | grep -E '^\||^Preloaded|claims,|median ratio|Tests run|FAIL|ERROR'

@@ -17,7 +17,7 @@ import sys
 
 # An area is the first of these prefixes found on a stack frame's class, checked in order.
 AREAS = [
-    ("ValueGuard: serdes and codecs", "io.valueguard.system."),
+    ("ValueGuard: serdes and codecs", "io.valueguard.codec."),
     ("ValueGuard: stage logic and processors", "io.valueguard."),
     ("Streams: polling and fetching records", "org.apache.kafka.streams.processor.internals.StreamThread.pollRequests"),
     ("Streams: committing (flush, transaction, offsets)", "org.apache.kafka.streams.processor.internals.TaskExecutor.commit"),

@@ -3,12 +3,12 @@ package io.valueguard;
 import java.util.function.Function;
 
 import io.valueguard.claims.KeyStageTopology;
+import io.valueguard.config.ValueGuardProperties;
 import io.valueguard.kafka.TopicProvisioner;
 import io.valueguard.messages.CommandBatch;
 import io.valueguard.messages.VerdictBatch;
 import io.valueguard.metrics.PipelineMetrics;
 import io.valueguard.owners.ValueStageTopology;
-import io.valueguard.system.ValueGuardProperties;
 import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.processor.StreamPartitioner;
 

@@ -5,12 +5,12 @@ import java.util.Map;
 import java.util.Random;
 
 import io.valueguard.claims.KeyStageEvents;
+import io.valueguard.config.ValueGuardProperties;
 import io.valueguard.support.HistoryGenerator;
 import io.valueguard.support.InputRecord;
 import io.valueguard.support.ReferenceModel;
 import io.valueguard.support.TestProperties;
 import io.valueguard.support.TopologyHarness;
-import io.valueguard.system.ValueGuardProperties;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.Test;

@@ -5,13 +5,13 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.valueguard.claims.EvictionEvent;
+import io.valueguard.config.StoreType;
 import io.valueguard.messages.CommandBatch;
 import io.valueguard.messages.Eviction;
 import io.valueguard.messages.OwnerCommand;
 import io.valueguard.messages.VerdictBatch;
-import io.valueguard.claims.EvictionEvent;
 import io.valueguard.support.TestProperties;
-import io.valueguard.system.StoreType;
 import io.valueguard.support.TopologyHarness;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.streams.test.TestRecord;

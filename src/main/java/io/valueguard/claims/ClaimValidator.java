@@ -1,11 +1,8 @@
 package io.valueguard.claims;
 
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 
-import io.valueguard.system.ValueGuardProperties;
+import io.valueguard.config.ValueGuardProperties;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -15,7 +12,7 @@ import org.jspecify.annotations.Nullable;
 public final class ClaimValidator {
 
 	/** A decoded claim ({@code value} null for a tombstone), or the reason the record is not one. */
-	public record Verdict(@Nullable String key, @Nullable String value, @Nullable ClaimRejection rejection) {
+	public record Validation(@Nullable String key, @Nullable String value, @Nullable ClaimRejection rejection) {
 
 		public boolean valid() {
 			return this.rejection == null;
@@ -35,7 +32,7 @@ public final class ClaimValidator {
 		this.format = format;
 	}
 
-	public Verdict validate(byte @Nullable [] key, byte @Nullable [] value) {
+	public Validation validate(byte @Nullable [] key, byte @Nullable [] value) {
 		if (key == null || key.length == 0) {
 			return reject(ClaimRejection.MISSING_KEY);
 		}
@@ -47,7 +44,7 @@ public final class ClaimValidator {
 			return reject(ClaimRejection.KEY_NOT_UTF8);
 		}
 		if (value == null) {
-			return new Verdict(decodedKey, null, null);
+			return new Validation(decodedKey, null, null);
 		}
 		if (value.length == 0) {
 			return reject(ClaimRejection.EMPTY_VALUE);
@@ -63,7 +60,7 @@ public final class ClaimValidator {
 		String claimed = reading.value();
 		if (claimed == null) {
 			// a JSON record without the claimed field gives up what the key holds, as a tombstone does
-			return new Verdict(decodedKey, null, null);
+			return new Validation(decodedKey, null, null);
 		}
 		if (claimed.isEmpty()) {
 			return reject(ClaimRejection.EMPTY_VALUE);
@@ -73,7 +70,7 @@ public final class ClaimValidator {
 				&& claimed.getBytes(StandardCharsets.UTF_8).length > this.maxValueBytes) {
 			return reject(ClaimRejection.VALUE_TOO_LONG);
 		}
-		return new Verdict(decodedKey, claimed, null);
+		return new Validation(decodedKey, claimed, null);
 	}
 
 	/** The same limits for text that arrives over HTTP: empty values are invalid there too. */
@@ -95,8 +92,8 @@ public final class ClaimValidator {
 		return (valueBytes > this.maxValueBytes) ? ClaimRejection.VALUE_TOO_LONG : null;
 	}
 
-	private static Verdict reject(ClaimRejection rejection) {
-		return new Verdict(null, null, rejection);
+	private static Validation reject(ClaimRejection rejection) {
+		return new Validation(null, null, rejection);
 	}
 
 }

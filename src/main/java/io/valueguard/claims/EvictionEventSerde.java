@@ -1,6 +1,6 @@
 package io.valueguard.claims;
 
-import io.valueguard.system.RecordSerde;
+import io.valueguard.codec.RecordSerde;
 import tools.jackson.databind.json.JsonMapper;
 
 /** JSON for the evictions topic, which users read: field names are part of the contract. */

@@ -1,7 +1,7 @@
 package io.valueguard.claims;
 
-import io.valueguard.system.BinaryCodec;
-import io.valueguard.system.RecordSerde;
+import io.valueguard.codec.BinaryCodec;
+import io.valueguard.codec.RecordSerde;
 import org.jspecify.annotations.Nullable;
 
 /**

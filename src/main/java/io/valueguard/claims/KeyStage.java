@@ -2,7 +2,7 @@ package io.valueguard.claims;
 
 import io.valueguard.messages.Eviction;
 import io.valueguard.messages.OwnerCommand;
-import io.valueguard.system.StateTable;
+import io.valueguard.store.StateTable;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -2,37 +2,32 @@ package io.valueguard.claims;
 
 import java.util.Set;
 
+import io.valueguard.config.ValueGuardProperties;
 import io.valueguard.messages.CommandBatch;
 import io.valueguard.messages.Eviction;
+import io.valueguard.messages.ForeignRecords;
+import io.valueguard.messages.KeyPartitions;
 import io.valueguard.messages.OwnerCommand;
 import io.valueguard.messages.VerdictBatch;
-import io.valueguard.system.KeyPartitions;
-import io.valueguard.system.Outbox;
-import io.valueguard.system.RecordSource;
-import io.valueguard.system.ValueGuardProperties;
-import io.valueguard.system.WriteBehindTable;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
-import org.apache.kafka.common.serialization.Serdes;
+import io.valueguard.store.Outbox;
+import io.valueguard.store.StageStores;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.ProcessorSupplier;
 import org.apache.kafka.streams.processor.api.Record;
-import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.StoreBuilder;
-import org.apache.kafka.streams.state.Stores;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Runs {@link KeyStage} in a stream task, over the task's partition of the {@code bindings} store. Its input is the
- * raw records of the claims topic, which it validates, and {@link Verdicts} from the value stage; it forwards each
+ * raw records of the claims topic, which it validates, and {@link Feedback} (verdict batches) from the value stage; it forwards each
  * output to the node named for it ({@link #TO_BINDINGS} and the others), which leads to that output's topic.
  */
 final class KeyStageProcessor implements Processor<Object, Object, Object, Object> {
 
 	/** A batch of verdicts from the value stage; null only when a foreign producer wrote a record without a value. */
-	record Verdicts(@Nullable VerdictBatch batch) {
+	record Feedback(@Nullable VerdictBatch batch) {
 
 	}
 
@@ -52,35 +47,32 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 	static final String STORE = "bindings";
 
 	/** Name of the store that holds the task's writes to {@link #STORE} until it commits. */
-	static final String PENDING_WRITES = "bindings-pending-writes";
+	static final String PENDING_WRITES = StageStores.pendingWritesOf(STORE);
 
 	/** Name of the store that holds the task's commands until they go out in batches. */
 	static final String OUTBOX = "owner-command-outbox";
 
 	static ProcessorSupplier<Object, Object, Object, Object> supplier(ClaimValidator validator,
 			KeyStageEvents events, ValueGuardProperties.Store settings, int commandPartitions) {
-		StoreBuilder<KeyValueStore<String, KeyClaim>> store = Stores
-			.keyValueStoreBuilder(settings.type().supplier(STORE), Serdes.String(), new KeyClaim.Serde());
-		StoreBuilder<WriteBehindTable<String, KeyClaim>> pendingWrites = WriteBehindTable.builder(PENDING_WRITES,
-				settings.recentEntries());
-		StoreBuilder<Outbox<CommandBatch.Entry>> outbox = Outbox.builder(OUTBOX);
-		PromptEvictions promptEvictions = new PromptEvictions();
+		StageStores<KeyClaim, CommandBatch.Entry> stores = StageStores.of(settings.type().supplier(STORE),
+				new KeyClaim.Serde(), settings.recentEntries(), OUTBOX);
+		CommitThrottle promptEvictions = new CommitThrottle();
 		return new ProcessorSupplier<>() {
 
 			@Override
 			public Processor<Object, Object, Object, Object> get() {
-				return new KeyStageProcessor(validator, events, commandPartitions, promptEvictions);
+				return new KeyStageProcessor(stores, validator, events, commandPartitions, promptEvictions);
 			}
 
 			@Override
 			public Set<StoreBuilder<?>> stores() {
-				return Set.of(store, pendingWrites, outbox);
+				return stores.all();
 			}
 
 		};
 	}
 
-	private static final Log logger = LogFactory.getLog(KeyStageProcessor.class);
+	private final StageStores<KeyClaim, CommandBatch.Entry> stores;
 
 	private final ClaimValidator validator;
 
@@ -88,7 +80,7 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 
 	private final int commandPartitions;
 
-	private final PromptEvictions promptEvictions;
+	private final CommitThrottle promptEvictions;
 
 	private long commitInterval;
 
@@ -98,8 +90,9 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 
 	private @Nullable Outbox<CommandBatch.Entry> outbox;
 
-	private KeyStageProcessor(ClaimValidator validator, KeyStageEvents events, int commandPartitions,
-			PromptEvictions promptEvictions) {
+	private KeyStageProcessor(StageStores<KeyClaim, CommandBatch.Entry> stores, ClaimValidator validator,
+			KeyStageEvents events, int commandPartitions, CommitThrottle promptEvictions) {
+		this.stores = stores;
 		this.validator = validator;
 		this.events = events;
 		this.commandPartitions = commandPartitions;
@@ -111,29 +104,27 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 		this.context = context;
 		// appConfigs() holds the resolved settings, Kafka's default for the guarantee included
 		this.commitInterval = ((Number) context.appConfigs().get(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG)).longValue();
-		WriteBehindTable<String, KeyClaim> bindings = context.getStateStore(PENDING_WRITES);
-		bindings.connect(context, context.getStateStore(STORE));
-		this.stage = new KeyStage(bindings, new Effects());
-		this.outbox = context.getStateStore(OUTBOX);
+		this.stage = new KeyStage(this.stores.connect(context), new Effects());
+		this.outbox = this.stores.outbox(context);
 		this.outbox.connect(context, (partition, entries, timestamp) -> context
 			.forward(new Record<>(null, new CommandBatch(partition, entries), timestamp), TO_OWNER_COMMANDS));
 	}
 
 	@Override
 	public void process(Record<Object, Object> record) {
-		if (record.value() instanceof Verdicts verdicts) {
-			evict(record, verdicts.batch());
+		if (record.value() instanceof Feedback feedback) {
+			evict(record, feedback.batch());
 			return;
 		}
 		// anything else is a raw record of the claims topic
-		ClaimValidator.Verdict verdict = this.validator.validate((byte[]) record.key(), (byte[]) record.value());
-		if (!verdict.valid()) {
-			this.events.rejected(verdict.rejection());
-			this.context.forward(record.withHeaders(DeadLetterHeaders.of(record.headers(), verdict.rejection(),
+		ClaimValidator.Validation validation = this.validator.validate((byte[]) record.key(), (byte[]) record.value());
+		if (!validation.valid()) {
+			this.events.rejected(validation.rejection());
+			this.context.forward(record.withHeaders(DeadLetterHeaders.of(record.headers(), validation.rejection(),
 					this.context.recordMetadata().orElse(null))), TO_DLQ);
 			return;
 		}
-		this.events.keyStage(this.stage.apply(verdict.key(), verdict.value(), record.timestamp(),
+		this.events.keyStage(this.stage.apply(validation.key(), validation.value(), record.timestamp(),
 				this.context.taskId().partition()));
 	}
 
@@ -145,7 +136,7 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 		long now = this.context.currentSystemTimeMs();
 		boolean evicted = false;
 		for (VerdictBatch.Entry entry : batch.entries()) {
-			// a single verdict from before batching names its key in the record key
+			// a verdict in the single-message format names its key in the record key
 			String key = (entry.key() != null) ? entry.key() : (String) record.key();
 			if (key == null) {
 				skipForeign("key");
@@ -160,10 +151,8 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 		}
 	}
 
-	// only a foreign producer writes these here; failing on them would kill the thread on every replay
 	private void skipForeign(String missing) {
-		String source = RecordSource.of(this.context, "the eviction-feedback topic");
-		logger.warn("Skipped a verdict without " + missing + " on " + source + ": ValueGuard never writes one there");
+		ForeignRecords.skip(this.context, "a verdict", missing, "the eviction-feedback topic");
 	}
 
 	private final class Effects implements KeyStage.Effects {

@@ -2,9 +2,9 @@ package io.valueguard.claims;
 
 import java.util.function.Function;
 
+import io.valueguard.config.ValueGuardProperties;
 import io.valueguard.messages.CommandBatch;
 import io.valueguard.messages.VerdictBatch;
-import io.valueguard.system.ValueGuardProperties;
 import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Named;
 
@@ -60,7 +60,7 @@ public final class KeyStageTopology
 		// (docs/benchmarks.md). A verdict batch is wrapped because a foreign record without a value must not pass
 		// for a claims tombstone.
 		KStream<Object, Object> applied = untyped(claims)
-			.merge(untyped(verdicts.mapValues(KeyStageProcessor.Verdicts::new, Named.as("verdicts"))),
+			.merge(untyped(verdicts.mapValues(KeyStageProcessor.Feedback::new, Named.as("verdicts"))),
 					Named.as("key-inputs"))
 			.process(KeyStageProcessor.supplier(validator, this.events, this.properties.store(),
 					this.commandPartitions), Named.as("key-stage"));

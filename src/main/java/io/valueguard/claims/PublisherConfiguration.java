@@ -2,7 +2,7 @@ package io.valueguard.claims;
 
 import java.util.Map;
 
-import io.valueguard.system.ValueGuardProperties;
+import io.valueguard.config.ValueGuardProperties;
 import org.apache.kafka.clients.producer.ProducerConfig;
 
 import org.springframework.boot.kafka.autoconfigure.DefaultKafkaProducerFactoryCustomizer;

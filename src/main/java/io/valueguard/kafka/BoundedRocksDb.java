@@ -3,7 +3,7 @@ package io.valueguard.kafka;
 import java.util.Map;
 import java.util.Properties;
 
-import io.valueguard.system.ValueGuardProperties;
+import io.valueguard.config.ValueGuardProperties;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.state.RocksDBConfigSetter;
 import org.rocksdb.BlockBasedTableConfig;

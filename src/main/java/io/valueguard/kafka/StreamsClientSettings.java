@@ -3,7 +3,7 @@ package io.valueguard.kafka;
 import java.util.List;
 import java.util.Properties;
 
-import io.valueguard.system.ValueGuardProperties;
+import io.valueguard.config.ValueGuardProperties;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -71,7 +71,7 @@ class StreamsClientSettings implements StreamsBuilderFactoryBeanConfigurer {
 			factoryBean.setStreamsConfiguration(configuration);
 		}
 		// A factory bean holds one customizer, and a second setKafkaStreamsCustomizer silently replaces the first (the
-		// thread-failure handler was lost that way once): every KafkaStreamsCustomizer bean runs through this one.
+		// thread-failure handler with it): every KafkaStreamsCustomizer bean runs through this one.
 		List<KafkaStreamsCustomizer> others = this.customizers.orderedStream().toList();
 		String applicationId = StreamsClients.applicationIdOf(factoryBean);
 		factoryBean.setKafkaStreamsCustomizer((kafkaStreams) -> {

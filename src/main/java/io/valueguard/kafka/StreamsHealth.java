@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
 
+import io.valueguard.config.ReadinessProperties;
 import org.apache.kafka.streams.KafkaStreams;
 
 import org.springframework.boot.health.contributor.Health;

@@ -4,8 +4,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
-import io.valueguard.system.BinaryCodec;
-import io.valueguard.system.RecordSerde;
+import io.valueguard.codec.BinaryCodec;
+import io.valueguard.codec.RecordSerde;
 import org.apache.kafka.streams.processor.StreamPartitioner;
 import org.jspecify.annotations.Nullable;
 
@@ -19,7 +19,7 @@ public record CommandBatch(int partition, List<Entry> entries) {
 
 	/**
 	 * One command about one value.
-	 * @param value the value, or null in a record written before batching, whose record key is the value
+	 * @param value the value, or null in a record of the single-message format, whose record key is the value
 	 */
 	public record Entry(@Nullable String value, OwnerCommand command) {
 
@@ -66,7 +66,7 @@ public record CommandBatch(int partition, List<Entry> entries) {
 						in.list((element) -> new Entry(element.string(), OwnerCommand.read(element)))));
 	}
 
-	/** Serde of the owner-commands topic: batches, and single commands as releases before batching wrote them. */
+	/** Serde of the owner-commands topic: batches, and commands in the single-message format. */
 	public static final class Serde extends RecordSerde<CommandBatch> {
 
 		public Serde() {

@@ -2,8 +2,8 @@ package io.valueguard.messages;
 
 import java.io.IOException;
 
-import io.valueguard.system.BinaryCodec;
-import io.valueguard.system.RecordSerde;
+import io.valueguard.codec.BinaryCodec;
+import io.valueguard.codec.RecordSerde;
 
 /**
  * The value stage's verdict that one claim of a key (the record key) does not own {@code value}: the claim made at
@@ -30,7 +30,7 @@ public record Eviction(String value, long timestamp, String winnerKey, long winn
 		return (this.reason == Reason.SUPERSEDED) ? this.winnerTimestamp : this.timestamp;
 	}
 
-	/** The format of a single verdict, the eviction-feedback topic's record before batching. */
+	/** The single-message format of a verdict: one per record, the record key naming the key. */
 	static final byte FORMAT = 1;
 
 	byte[] encode() {
@@ -56,7 +56,7 @@ public record Eviction(String value, long timestamp, String winnerKey, long winn
 				in.bool() ? Reason.SUPERSEDED : Reason.LATE, in.int32());
 	}
 
-	/** Serde of a single verdict, as the eviction-feedback topic held them before batching ({@link VerdictBatch}). */
+	/** Serde of a verdict in the single-message format; the topic's own serde reads both ({@link VerdictBatch}). */
 	public static final class Serde extends RecordSerde<Eviction> {
 
 		public Serde() {

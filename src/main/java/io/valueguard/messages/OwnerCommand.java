@@ -2,8 +2,8 @@ package io.valueguard.messages;
 
 import java.io.IOException;
 
-import io.valueguard.system.BinaryCodec;
-import io.valueguard.system.RecordSerde;
+import io.valueguard.codec.BinaryCodec;
+import io.valueguard.codec.RecordSerde;
 
 /**
  * What the key stage tells the value stage about one value (the record key): a key claims it, or a key lets go of
@@ -26,7 +26,7 @@ public record OwnerCommand(Type type, String key, long timestamp, int keyPartiti
 		return new OwnerCommand(Type.RELEASE, key, timestamp, keyPartition);
 	}
 
-	/** The format of a single command, the owner-commands topic's record before batching. */
+	/** The single-message format of a command: one per record, the record key naming the value. */
 	static final byte FORMAT = 1;
 
 	byte[] encode() {
@@ -46,7 +46,7 @@ public record OwnerCommand(Type type, String key, long timestamp, int keyPartiti
 		return new OwnerCommand(in.bool() ? Type.CLAIM : Type.RELEASE, in.string(), in.int64(), in.int32());
 	}
 
-	/** Serde of a single command, as the owner-commands topic held them before batching ({@link CommandBatch}). */
+	/** Serde of a command in the single-message format; the topic's own serde reads both ({@link CommandBatch}). */
 	public static final class Serde extends RecordSerde<OwnerCommand> {
 
 		public Serde() {

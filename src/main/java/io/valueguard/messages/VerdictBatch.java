@@ -4,8 +4,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
-import io.valueguard.system.BinaryCodec;
-import io.valueguard.system.RecordSerde;
+import io.valueguard.codec.BinaryCodec;
+import io.valueguard.codec.RecordSerde;
 import org.apache.kafka.streams.processor.StreamPartitioner;
 import org.jspecify.annotations.Nullable;
 
@@ -18,7 +18,7 @@ public record VerdictBatch(int partition, List<Entry> entries) {
 
 	/**
 	 * One verdict about one key.
-	 * @param key the evicted key, or null in a record written before batching, whose record key is the key
+	 * @param key the evicted key, or null in a record of the single-message format, whose record key is the key
 	 */
 	public record Entry(@Nullable String key, Eviction eviction) {
 
@@ -56,7 +56,7 @@ public record VerdictBatch(int partition, List<Entry> entries) {
 						in.list((element) -> new Entry(element.string(), Eviction.read(element)))));
 	}
 
-	/** Serde of the eviction-feedback topic: batches, and single verdicts as releases before batching wrote them. */
+	/** Serde of the eviction-feedback topic: batches, and verdicts in the single-message format. */
 	public static final class Serde extends RecordSerde<VerdictBatch> {
 
 		public Serde() {

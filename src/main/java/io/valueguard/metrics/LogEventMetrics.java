@@ -15,8 +15,8 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 /**
  * Log events by level, as {@code logback.events} with a {@code level} tag: the meter Spring Boot's Logback metrics
  * register, counted by an appender on the root logger instead of their turbo filter. Logback asks every turbo filter
- * on every level check, logged or not, and Kafka's clients check for TRACE several times per record: that filter cost
- * about 4% of the pipeline's CPU (docs/benchmarks.md). An appender runs only for events that are written. It sees the
+ * on every level check, logged or not, and Kafka's clients check for TRACE several times per record, so that filter
+ * shows in the pipeline's profile. An appender runs only for events that are written. It sees the
  * events that reach the root logger, which with Spring Boot's logging configuration is every event written.
  */
 final class LogEventMetrics implements MeterBinder, AutoCloseable {

@@ -56,7 +56,7 @@ class StreamsMeterBinder implements DisposableBean {
 	/*
 	 * Every meter this binder has registered, by name and tags. Asking the registry instead (find) walks all of its
 	 * meters for each new one: thousands of walks when a rebalance brings the tasks' metrics, on a core the pipeline
-	 * needs (docs/benchmarks.md).
+	 * needs.
 	 */
 	private final Set<MeterKey> bound = ConcurrentHashMap.newKeySet();
 

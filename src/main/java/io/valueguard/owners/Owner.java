@@ -1,7 +1,7 @@
 package io.valueguard.owners;
 
-import io.valueguard.system.BinaryCodec;
-import io.valueguard.system.RecordSerde;
+import io.valueguard.codec.BinaryCodec;
+import io.valueguard.codec.RecordSerde;
 
 /**
  * The greatest claim of a value seen so far, top(v), as kept in the {@code owners} store. {@code released} is true

@@ -2,7 +2,7 @@ package io.valueguard.owners;
 
 import io.valueguard.messages.Eviction;
 import io.valueguard.messages.OwnerCommand;
-import io.valueguard.system.StateTable;
+import io.valueguard.store.StateTable;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -12,9 +12,9 @@ import org.jspecify.annotations.Nullable;
  */
 public final class ValueStage {
 
-	/** Where the verdicts go: to the evicted key, on the partition that holds it. */
+	/** Where the evictions go: to the evicted key, on the partition that holds it. */
 	@FunctionalInterface
-	public interface Verdicts {
+	public interface Evictions {
 
 		void evict(String key, Eviction eviction);
 
@@ -42,11 +42,11 @@ public final class ValueStage {
 
 	private final StateTable<String, Owner> owners;
 
-	private final Verdicts verdicts;
+	private final Evictions evictions;
 
-	public ValueStage(StateTable<String, Owner> owners, Verdicts verdicts) {
+	public ValueStage(StateTable<String, Owner> owners, Evictions evictions) {
 		this.owners = owners;
-		this.verdicts = verdicts;
+		this.evictions = evictions;
 	}
 
 	public Outcome apply(String value, OwnerCommand command) {
@@ -66,14 +66,14 @@ public final class ValueStage {
 		if (order > 0) {
 			boolean taken = top.holds() && !top.key().equals(claim.key());
 			if (taken) {
-				this.verdicts.evict(top.key(), new Eviction(value, top.timestamp(), claim.key(), claim.timestamp(),
+				this.evictions.evict(top.key(), new Eviction(value, top.timestamp(), claim.key(), claim.timestamp(),
 						Eviction.Reason.SUPERSEDED, top.keyPartition()));
 			}
 			this.owners.put(value, new Owner(claim.key(), claim.timestamp(), claim.keyPartition(), false));
 			return taken ? Outcome.TAKEN : Outcome.OWNED;
 		}
 		if (order < 0) {
-			this.verdicts.evict(claim.key(), new Eviction(value, claim.timestamp(), top.key(), top.timestamp(),
+			this.evictions.evict(claim.key(), new Eviction(value, claim.timestamp(), top.key(), top.timestamp(),
 					Eviction.Reason.LATE, claim.keyPartition()));
 			return Outcome.LOST;
 		}

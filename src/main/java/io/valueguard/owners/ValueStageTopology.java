@@ -2,9 +2,9 @@ package io.valueguard.owners;
 
 import java.util.function.Function;
 
+import io.valueguard.config.ValueGuardProperties;
 import io.valueguard.messages.CommandBatch;
 import io.valueguard.messages.VerdictBatch;
-import io.valueguard.system.ValueGuardProperties;
 import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Named;
 

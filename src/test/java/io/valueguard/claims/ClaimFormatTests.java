@@ -3,9 +3,9 @@ package io.valueguard.claims;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 
+import io.valueguard.config.ClaimEncoding;
+import io.valueguard.config.ValueGuardProperties;
 import io.valueguard.support.TestProperties;
-import io.valueguard.system.ClaimsFormat;
-import io.valueguard.system.ValueGuardProperties;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -101,11 +101,11 @@ class ClaimFormatTests {
 		assertThat(validator.validate(utf8("k"), utf8("{\"name\":\"a long name\",\"email\":\"ok\"}")).value())
 			.isEqualTo("ok");
 		assertThat(validator.validate(utf8("k"), utf8("{\"name\":\"no email\"}")))
-			.isEqualTo(new ClaimValidator.Verdict("k", null, null));
+			.isEqualTo(new ClaimValidator.Validation("k", null, null));
 	}
 
 	private static ClaimFormat json(String pointer) {
-		return ClaimFormat.of(new ValueGuardProperties.Claims(ClaimsFormat.JSON, pointer));
+		return ClaimFormat.of(new ValueGuardProperties.Claims(ClaimEncoding.JSON, pointer));
 	}
 
 	private static ClaimFormat.Reading read(ClaimFormat format, String value) {

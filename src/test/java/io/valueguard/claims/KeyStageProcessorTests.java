@@ -4,12 +4,12 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.valueguard.config.ValueGuardProperties;
 import io.valueguard.messages.Eviction;
 import io.valueguard.messages.VerdictBatch;
+import io.valueguard.store.Outbox;
+import io.valueguard.store.WriteBehindTable;
 import io.valueguard.support.TestProperties;
-import io.valueguard.system.Outbox;
-import io.valueguard.system.ValueGuardProperties;
-import io.valueguard.system.WriteBehindTable;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.processor.TaskId;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -108,7 +108,7 @@ class KeyStageProcessorTests {
 		this.now = now;
 		Eviction eviction = new Eviction("desk-" + key, 10, "zoe", 20, Eviction.Reason.SUPERSEDED, 0);
 		VerdictBatch batch = new VerdictBatch(0, List.of(new VerdictBatch.Entry(key, eviction)));
-		processor.process(new Record<>(null, new KeyStageProcessor.Verdicts(batch), 20));
+		processor.process(new Record<>(null, new KeyStageProcessor.Feedback(batch), 20));
 	}
 
 	@SuppressWarnings("unchecked")

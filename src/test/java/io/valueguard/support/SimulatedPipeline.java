@@ -9,14 +9,14 @@ import java.util.Map;
 import java.util.Random;
 import java.util.function.Consumer;
 
-import io.valueguard.messages.Eviction;
 import io.valueguard.claims.EvictionEvent;
 import io.valueguard.claims.KeyClaim;
 import io.valueguard.claims.KeyStage;
-import io.valueguard.owners.Owner;
+import io.valueguard.messages.Eviction;
 import io.valueguard.messages.OwnerCommand;
+import io.valueguard.owners.Owner;
 import io.valueguard.owners.ValueStage;
-import io.valueguard.system.StateTable;
+import io.valueguard.store.StateTable;
 
 /**
  * Both stages wired through simulated partitions: claims and feedback partitioned by key, commands partitioned by

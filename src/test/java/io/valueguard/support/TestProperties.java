@@ -2,7 +2,7 @@ package io.valueguard.support;
 
 import java.util.Map;
 
-import io.valueguard.system.ValueGuardProperties;
+import io.valueguard.config.ValueGuardProperties;
 
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;

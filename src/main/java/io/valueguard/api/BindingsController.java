@@ -1,0 +1,189 @@
+package io.valueguard.api;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import io.swagger.v3.oas.annotations.Hidden;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.enums.ParameterIn;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import io.valueguard.claims.ClaimFormat;
+import io.valueguard.claims.ClaimPublisher;
+import io.valueguard.claims.ClaimRejection;
+import io.valueguard.config.QueryProperties;
+import io.valueguard.routing.Answer;
+import io.valueguard.routing.BindingView;
+import io.valueguard.routing.Listings;
+import io.valueguard.routing.Lookup;
+import io.valueguard.routing.LookupRouter;
+import io.valueguard.routing.Page;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.DeleteMapping;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.PutMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * Claims, releases and lookups by key. Writes are asynchronous unless they ask to wait ({@code ?wait=}): a 202 means
+ * the record is on the claims topic, and the binding changes once the stream has processed it. Reads go to whichever
+ * instance holds the key. Every endpoint also takes the key as a query parameter ({@code ?key=}), for keys that a
+ * path segment cannot carry ({@code /}).
+ */
+@RestController
+@RequestMapping("/api/bindings")
+class BindingsController {
+
+	static final String WAIT = "answer once the pipeline has ruled, waiting at most this long (5s, 500ms; up to "
+			+ "valueguard.query.max-wait)";
+
+	static final String MAX_LAG = "let a standby or restoring store answer if it is at most this many records behind "
+			+ "(X-ValueGuard-Stale and X-ValueGuard-Offset-Lag then say so); without it only the active store answers";
+
+	private final ClaimPublisher publisher;
+
+	private final LookupRouter router;
+
+	private final Listings listings;
+
+	private final QueryProperties properties;
+
+	private final ClaimRulings rulings;
+
+	BindingsController(ClaimPublisher publisher, LookupRouter router, Listings listings, QueryProperties properties,
+			ClaimRulings rulings) {
+		this.rulings = rulings;
+		this.publisher = publisher;
+		this.router = router;
+		this.listings = listings;
+		this.properties = properties;
+	}
+
+	@Operation(summary = "Claim a value for a key", description = "The body, UTF-8 text, is the value. Without wait: "
+			+ "202 once the claim is on the claims topic; the binding changes once the stream has processed it. With "
+			+ "wait: 200 with the ruling once the value stage has ruled on this claim (BOUND, or LOST with who holds "
+			+ "the value), or 202 as without it if there was no ruling within the wait. A ruling is a fact at that "
+			+ "moment: a later, greater claim may still take the value.")
+	@ApiResponse(responseCode = "200", description = "The ruling on this claim (with wait)",
+			content = @Content(schema = @Schema(implementation = Ruling.class)))
+	@ApiResponse(responseCode = "202", description = "On the claims topic; Location says where to look it up",
+			content = @Content(schema = @Schema(implementation = ClaimPublisher.Receipt.class)))
+	@PutMapping(path = "/{key}", consumes = MediaType.TEXT_PLAIN_VALUE)
+	ResponseEntity<?> claim(@PathVariable String key, @RequestBody(required = false) byte @Nullable [] value,
+			@Parameter(description = WAIT) @RequestParam(required = false) @Nullable String wait) {
+		Duration patience = Responses.wait(wait, this.properties);
+		ClaimPublisher.Receipt receipt = this.publisher.publish(key, text(value));
+		Ruling ruling = (patience != null) ? this.rulings.awaitClaim(receipt, patience) : null;
+		return (ruling != null) ? ResponseEntity.ok(ruling) : accepted(key, receipt);
+	}
+
+	@Operation(summary = "Claim a value for a key given as a query parameter",
+			description = "For keys a path segment cannot carry, such as keys with '/'; wait as above.")
+	@ApiResponse(responseCode = "200", description = "The ruling on this claim (with wait)",
+			content = @Content(schema = @Schema(implementation = Ruling.class)))
+	@ApiResponse(responseCode = "202", description = "On the claims topic; Location says where to look it up",
+			content = @Content(schema = @Schema(implementation = ClaimPublisher.Receipt.class)))
+	@PutMapping(params = "key", consumes = MediaType.TEXT_PLAIN_VALUE)
+	ResponseEntity<?> claimByParameter(@RequestParam String key,
+			@RequestBody(required = false) byte @Nullable [] value,
+			@Parameter(description = WAIT) @RequestParam(required = false) @Nullable String wait) {
+		return claim(key, value, wait);
+	}
+
+	@Operation(summary = "Release: the key gives up whatever it holds (a tombstone)", description = "With wait: 200 "
+			+ "once the release has taken effect, or 202 if it had not within the wait.")
+	@ApiResponse(responseCode = "200", description = "The release has taken effect (with wait)",
+			content = @Content(schema = @Schema(implementation = Release.class)))
+	@ApiResponse(responseCode = "202", description = "The tombstone is on the claims topic",
+			content = @Content(schema = @Schema(implementation = ClaimPublisher.Receipt.class)))
+	@DeleteMapping("/{key}")
+	ResponseEntity<?> release(@PathVariable String key,
+			@Parameter(description = WAIT) @RequestParam(required = false) @Nullable String wait) {
+		Duration patience = Responses.wait(wait, this.properties);
+		ClaimPublisher.Receipt receipt = this.publisher.publish(key, null);
+		Release release = (patience != null) ? this.rulings.awaitRelease(receipt, patience) : null;
+		return (release != null) ? ResponseEntity.ok(release) : accepted(key, receipt);
+	}
+
+	@Operation(summary = "Release a key given as a query parameter")
+	@ApiResponse(responseCode = "200", description = "The release has taken effect (with wait)",
+			content = @Content(schema = @Schema(implementation = Release.class)))
+	@ApiResponse(responseCode = "202", description = "The tombstone is on the claims topic",
+			content = @Content(schema = @Schema(implementation = ClaimPublisher.Receipt.class)))
+	@DeleteMapping(params = "key")
+	ResponseEntity<?> releaseByParameter(@RequestParam String key,
+			@Parameter(description = WAIT) @RequestParam(required = false) @Nullable String wait) {
+		return release(key, wait);
+	}
+
+	@Operation(summary = "The value a key holds", description = "Answered by the instance that holds the key's "
+			+ "partition; X-ValueGuard-Served-By names it.")
+	@GetMapping("/{key}")
+	ResponseEntity<BindingView> binding(@PathVariable String key,
+			@Parameter(description = MAX_LAG) @RequestParam(required = false) @Nullable Long maxLag) {
+		Answer<BindingView> answer = this.router.binding(key, Responses.maxLag(maxLag));
+		return Responses.answer(answer, "binding", "key", key);
+	}
+
+	// one GET per path in OpenAPI: this form is documented on the listing below
+	@Hidden
+	@GetMapping(params = "key")
+	ResponseEntity<BindingView> bindingByParameter(@RequestParam String key,
+			@Parameter(description = MAX_LAG) @RequestParam(required = false) @Nullable Long maxLag) {
+		return binding(key, maxLag);
+	}
+
+	@Operation(summary = "Look up many keys at once: a JSON array of up to valueguard.query.max-batch-size keys",
+			description = "Answers a JSON object of each key to what it holds, null when nothing. The keys are grouped "
+					+ "by the instance that holds them, with one request per instance, in parallel.")
+	@PostMapping(path = "/lookup", consumes = MediaType.APPLICATION_JSON_VALUE)
+	ResponseEntity<Map<String, @Nullable BindingView>> lookup(@RequestBody @Nullable List<String> keys,
+			@Parameter(description = BindingsController.MAX_LAG) @RequestParam(required = false) @Nullable Long maxLag) {
+		return ResponseEntity.ok(this.router.batch(Lookup.BINDINGS, Responses.batch(keys, this.properties),
+				Responses.maxLag(maxLag)));
+	}
+
+	@Operation(operationId = "listBindings",
+			summary = "Bound keys in key order (UTF-8 bytes), from every instance, a page at a time; or, with "
+			+ "?key=, the value that one key holds (the form for keys with '/')")
+	@Parameter(name = "key", in = ParameterIn.QUERY, description = "look up this one key instead of listing")
+	@Parameter(name = "maxLag", in = ParameterIn.QUERY, description = "with key: " + BindingsController.MAX_LAG,
+			schema = @Schema(type = "integer", format = "int64"))
+	@GetMapping(params = "!key")
+	ResponseEntity<Page<BindingView>> list(
+			@Parameter(description = "the last key of the previous page (its next)") @RequestParam(
+					required = false) @Nullable String after,
+			@Parameter(description = "entries per page, 1 to valueguard.query.max-page-size") @RequestParam(
+					defaultValue = "100") int limit) {
+		return Responses.listing(this.listings, Lookup.BINDINGS, after, Responses.limit(limit, this.properties));
+	}
+
+	/** The body as strict UTF-8: a body that is not is refused rather than stored with replacement characters. */
+	private static String text(byte @Nullable [] body) {
+		// a missing body is an empty value, not a release: releases are DELETE
+		if (body == null) {
+			return "";
+		}
+		String text = ClaimFormat.decode(body);
+		if (text == null) {
+			throw new ClaimPublisher.InvalidClaimException(ClaimRejection.VALUE_NOT_UTF8);
+		}
+		return text;
+	}
+
+	private static ResponseEntity<ClaimPublisher.Receipt> accepted(String key, ClaimPublisher.Receipt receipt) {
+		return ResponseEntity.accepted().location(UriPaths.location(Lookup.BINDINGS, key)).body(receipt);
+	}
+
+}

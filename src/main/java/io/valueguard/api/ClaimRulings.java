@@ -1,0 +1,112 @@
+package io.valueguard.api;
+
+import java.time.Duration;
+
+import io.valueguard.claims.ClaimPublisher;
+import io.valueguard.owners.ClaimOrder;
+import io.valueguard.routing.ClaimView;
+import io.valueguard.routing.LookupRouter;
+import io.valueguard.routing.OwnerView;
+import io.valueguard.routing.StoreUnavailableException;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.stereotype.Component;
+
+/**
+ * Waits for the pipeline to rule on one claim or release, for synchronous writes ({@code ?wait=}). It reads the key's
+ * latest claim from the bindings store (where the key stage records it with its effective timestamp) and the value's
+ * top claim from the owners store (the authority), wherever the two live, until they show the outcome:
+ * <ul>
+ * <li>the key's claim of the value is the value's top claim: BOUND;</li>
+ * <li>the key lost that claim (evicted), or the value's top claim is greater than it: LOST, with who holds it;</li>
+ * <li>otherwise the value stage has not ruled yet, and it looks again until the wait is over.</li>
+ * </ul>
+ */
+@Component
+class ClaimRulings {
+
+	private static final Duration POLL = Duration.ofMillis(10);
+
+	private final LookupRouter router;
+
+	ClaimRulings(LookupRouter router) {
+		this.router = router;
+	}
+
+	/** The ruling on the claim the receipt names, or null when there was none within {@code wait}. */
+	@Nullable Ruling awaitClaim(ClaimPublisher.Receipt receipt, Duration wait) {
+		String value = receipt.value();
+		long deadline = System.nanoTime() + wait.toNanos();
+		do {
+			ClaimView claim = read(() -> this.router.claim(receipt.key(), null).entry());
+			// the key stage has applied this record once the key's claim is of this value, at its time or later
+			if (claim != null && value.equals(claim.value()) && claim.timestamp() >= receipt.timestamp()) {
+				OwnerView owner = read(() -> this.router.ownerNow(value).entry());
+				Ruling ruling = rule(claim, owner);
+				if (ruling != null) {
+					return ruling;
+				}
+			}
+		}
+		while (pause(deadline));
+		return null;
+	}
+
+	/** The release the receipt names once it has taken effect, or null when it had not within {@code wait}. */
+	@Nullable Release awaitRelease(ClaimPublisher.Receipt receipt, Duration wait) {
+		long deadline = System.nanoTime() + wait.toNanos();
+		do {
+			ClaimView claim = read(() -> this.router.claim(receipt.key(), null).entry());
+			if (claim != null && claim.value() == null && claim.timestamp() >= receipt.timestamp()) {
+				return Release.of(receipt.key(), claim.timestamp());
+			}
+		}
+		while (pause(deadline));
+		return null;
+	}
+
+	private static @Nullable Ruling rule(ClaimView claim, @Nullable OwnerView owner) {
+		String value = claim.value();
+		if (owner != null && owner.key().equals(claim.key()) && owner.timestamp() == claim.timestamp()) {
+			return new Ruling(claim.key(), value, claim.timestamp(), Ruling.Outcome.BOUND,
+					new Ruling.Holder(owner.key(), owner.timestamp()));
+		}
+		if (owner != null
+				&& ClaimOrder.compare(owner.timestamp(), owner.key(), claim.timestamp(), claim.key()) > 0) {
+			return new Ruling(claim.key(), value, claim.timestamp(), Ruling.Outcome.LOST,
+					new Ruling.Holder(owner.key(), owner.timestamp()));
+		}
+		if (!claim.bound()) {
+			// evicted, and the claim that took the value has been released since: nobody holds it now
+			return new Ruling(claim.key(), value, claim.timestamp(), Ruling.Outcome.LOST,
+					(owner != null) ? new Ruling.Holder(owner.key(), owner.timestamp()) : null);
+		}
+		return null;
+	}
+
+	/** A read that may not be possible right now (a rebalance, a restore): then there is no answer yet. */
+	private static <T> @Nullable T read(java.util.function.Supplier<@Nullable T> lookup) {
+		try {
+			return lookup.get();
+		}
+		catch (StoreUnavailableException ex) {
+			return null;
+		}
+	}
+
+	/** Pauses before the next look; false once the wait is over. */
+	private static boolean pause(long deadline) {
+		if (System.nanoTime() + POLL.toNanos() > deadline) {
+			return false;
+		}
+		try {
+			Thread.sleep(POLL.toMillis());
+			return true;
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return false;
+		}
+	}
+
+}

@@ -1,0 +1,82 @@
+package io.valueguard.api;
+
+import io.valueguard.claims.ClaimPublisher;
+import io.valueguard.routing.AnswerHeaders;
+import io.valueguard.routing.ProblemTypes;
+import io.valueguard.routing.StoreUnavailableException;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.RestControllerAdvice;
+import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExceptionHandler;
+
+/**
+ * Every error as an RFC 9457 problem body, with a stable {@code type} per kind of problem and never a stack trace.
+ * Spring MVC's own errors (bad media type, missing route) come through the base class in the same shape.
+ */
+@RestControllerAdvice
+class ProblemHandler extends ResponseEntityExceptionHandler {
+
+	private static final Log logger = LogFactory.getLog(ProblemHandler.class);
+
+	@ExceptionHandler(ClaimPublisher.InvalidClaimException.class)
+	ResponseEntity<ProblemDetail> invalidClaim(ClaimPublisher.InvalidClaimException ex) {
+		ProblemDetail problem = problem(HttpStatus.BAD_REQUEST, "invalid-claim", "Invalid claim", ex.getMessage());
+		problem.setProperty("reason", ex.rejection().name());
+		return ResponseEntity.of(problem).build();
+	}
+
+	@ExceptionHandler(ClaimPublisher.PublishFailedException.class)
+	ResponseEntity<ProblemDetail> publishFailed(ClaimPublisher.PublishFailedException ex) {
+		// ClaimPublisher logs when writes start and stop failing: nothing per request
+		return unavailable(problem(HttpStatus.SERVICE_UNAVAILABLE, "kafka-unavailable", "Kafka unavailable",
+				ex.getMessage()));
+	}
+
+	@ExceptionHandler(StoreUnavailableException.class)
+	ResponseEntity<ProblemDetail> storeUnavailable(StoreUnavailableException ex) {
+		return unavailable(problem(HttpStatus.SERVICE_UNAVAILABLE, "store-unavailable", "Store unavailable",
+				ex.getMessage()));
+	}
+
+	@ExceptionHandler(NotFoundException.class)
+	ResponseEntity<ProblemDetail> notFound(NotFoundException ex) {
+		HttpHeaders headers = (ex.answer() != null) ? AnswerHeaders.of(ex.answer()) : new HttpHeaders();
+		return ResponseEntity.status(HttpStatus.NOT_FOUND)
+			.headers(headers)
+			.body(problem(HttpStatus.NOT_FOUND, "not-found", "Not found", ex.getMessage()));
+	}
+
+	@ExceptionHandler(InvalidRequestException.class)
+	ResponseEntity<ProblemDetail> invalidRequest(InvalidRequestException ex) {
+		return ResponseEntity.of(problem(HttpStatus.BAD_REQUEST, "invalid-request", "Invalid request", ex.getMessage()))
+			.build();
+	}
+
+	@ExceptionHandler(RuntimeException.class)
+	ResponseEntity<ProblemDetail> unexpected(RuntimeException ex) {
+		logger.error("Unexpected error", ex);
+		return ResponseEntity.of(problem(HttpStatus.INTERNAL_SERVER_ERROR, "internal-error", "Internal error",
+				"An unexpected error occurred; see the server log"))
+			.build();
+	}
+
+	private static ResponseEntity<ProblemDetail> unavailable(ProblemDetail problem) {
+		return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
+			.header(HttpHeaders.RETRY_AFTER, ProblemTypes.RETRY_AFTER_SECONDS)
+			.body(problem);
+	}
+
+	private static ProblemDetail problem(HttpStatus status, String type, String title, String detail) {
+		ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, detail);
+		problem.setType(ProblemTypes.of(type));
+		problem.setTitle(title);
+		return problem;
+	}
+
+}

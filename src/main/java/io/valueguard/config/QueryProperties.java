@@ -1,0 +1,35 @@
+package io.valueguard.config;
+
+import java.time.Duration;
+
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.validation.annotation.Validated;
+
+/**
+ * How lookups are routed between instances, under {@code valueguard.query.*}.
+ *
+ * @param retryBudget how long a lookup keeps retrying through a rebalance, a restore or an unreachable host before
+ * answering 503
+ * @param retryBackoff pause between attempts
+ * @param connectTimeout connect timeout of calls to other instances
+ * @param readTimeout read timeout of calls to other instances
+ * @param remoteCacheTtl how long answers forwarded from other instances are cached; 0 turns the cache off
+ * @param remoteCacheSize most answers the cache keeps
+ * @param lagRefreshInterval how often local store lags are read from Kafka Streams
+ * @param maxPageSize the largest {@code limit} a listing accepts
+ * @param maxWait the longest {@code ?wait=} a synchronous claim or release may ask for
+ * @param maxBatchSize the most keys or values one batch lookup may ask for
+ */
+@ConfigurationProperties("valueguard.query")
+@Validated
+public record QueryProperties(@DefaultValue("5s") Duration retryBudget, @DefaultValue("100ms") Duration retryBackoff,
+		@DefaultValue("1s") Duration connectTimeout, @DefaultValue("3s") Duration readTimeout,
+		@DefaultValue("0s") Duration remoteCacheTtl, @DefaultValue("10000") @Min(1) int remoteCacheSize,
+		@DefaultValue("1s") Duration lagRefreshInterval, @DefaultValue("1000") @Min(1) @Max(100_000) int maxPageSize,
+		@DefaultValue("30s") Duration maxWait, @DefaultValue("1000") @Min(1) @Max(100_000) int maxBatchSize) {
+
+}

@@ -1,0 +1,150 @@
+package io.valueguard.config;
+
+import java.time.Duration;
+
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotBlank;
+import jakarta.validation.constraints.Pattern;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.util.unit.DataSize;
+import org.springframework.validation.annotation.Validated;
+
+/**
+ * Settings that ValueGuard owns, under {@code valueguard.*}. Every one is listed in the README's configuration table.
+ *
+ * @param applicationId prefix of both stages' Kafka Streams application ids and of the internal topics
+ * @param topics the topics ValueGuard reads and writes, and how it creates them
+ * @param limits what makes a claim valid
+ * @param streams how the Kafka Streams clients behave
+ * @param publisher how the REST API's producer writes claims
+ * @param claims how the claims topic's records carry the claimed value
+ * @param store where both stages keep their stores
+ * @param rocksdb how RocksDB stores share and bound their native memory
+ * @param instanceName this instance's stable name, the static group membership ({@code group.instance.id}) of its
+ * streams clients, so that a restarted instance gets its partitions back at once; unset, it is derived from the
+ * advertised host and port, which must be unique and stable anyway; two live instances must never share one
+ */
+@ConfigurationProperties("valueguard")
+@Validated
+public record ValueGuardProperties(@DefaultValue("valueguard") @NotBlank String applicationId,
+		@DefaultValue @Valid Topics topics, @DefaultValue @Valid Limits limits, @DefaultValue @Valid Streams streams,
+		@DefaultValue @Valid Publisher publisher, @DefaultValue @Valid Claims claims, @DefaultValue @Valid Store store,
+		@DefaultValue @Valid RocksDb rocksdb, @Nullable @Pattern(regexp = "[A-Za-z0-9._-]{1,200}",
+				message = "must be 1 to 200 letters, digits, '.', '_' or '-'") String instanceName) {
+
+	/** Application id of the key stage (claims partitioned by key, store {@code bindings}). */
+	public String keyStageApplicationId() {
+		return this.applicationId + "-keys";
+	}
+
+	/** Application id of the value stage (commands partitioned by value, store {@code owners}). */
+	public String valueStageApplicationId() {
+		return this.applicationId + "-values";
+	}
+
+	/** Internal topic of claims and releases, keyed by value. */
+	public String ownerCommandsTopic() {
+		return this.applicationId + "-owner-commands";
+	}
+
+	/** Internal topic of eviction verdicts, keyed by key and partitioned like the claims. */
+	public String evictionFeedbackTopic() {
+		return this.applicationId + "-eviction-feedback";
+	}
+
+	/**
+	 * @param claims input, keyed by owner key; a null value gives up what the key holds
+	 * @param bindings output, compacted: key to the value it holds now
+	 * @param evictions output: one JSON event per eviction, keyed by the evicted key
+	 * @param dlq input records that are not valid claims, with the reason in headers
+	 * @param partitions partitions of the topics ValueGuard creates (existing topics keep theirs)
+	 * @param replicationFactor replication factor of the topics ValueGuard creates, changelogs included
+	 * @param minInsyncReplicas {@code min.insync.replicas} of the topics ValueGuard creates, changelogs included
+	 */
+	public record Topics(@DefaultValue("valueguard.claims") @NotBlank String claims,
+			@DefaultValue("valueguard.bindings") @NotBlank String bindings,
+			@DefaultValue("valueguard.evictions") @NotBlank String evictions,
+			@DefaultValue("valueguard.claims.dlq") @NotBlank String dlq,
+			@DefaultValue("6") @Min(1) @Max(10_000) int partitions,
+			@DefaultValue("1") @Min(1) @Max(32) short replicationFactor,
+			@DefaultValue("1") @Min(1) @Max(32) int minInsyncReplicas) {
+
+	}
+
+	/**
+	 * @param leaveGroupOnClose leave the consumer group when closing, so that the partitions move to the other
+	 * instances at once instead of after the session timeout
+	 * @param closeTimeout how long closing the streams may take on shutdown
+	 * @param maxThreadReplacements how many dead stream threads a client replaces within
+	 * {@code thread-replacement-window}; one more, and the whole client is restarted instead
+	 * @param threadReplacementWindow the window that {@code max-thread-replacements} counts in
+	 * @param restartBackoff the pause before restarting a client that failed (ERROR), doubled on each failed restart
+	 * @param maxRestartBackoff the longest pause between restarts
+	 * @param maxRestarts how many restarts in a row may fail (the client reaches ERROR again before RUNNING)
+	 * before liveness goes DOWN and the platform's restart is left as the last resort
+	 */
+	public record Streams(@DefaultValue("true") boolean leaveGroupOnClose,
+			@DefaultValue("30s") Duration closeTimeout, @DefaultValue("10") @Min(0) int maxThreadReplacements,
+			@DefaultValue("10m") Duration threadReplacementWindow, @DefaultValue("1s") Duration restartBackoff,
+			@DefaultValue("1m") Duration maxRestartBackoff, @DefaultValue("5") @Min(0) int maxRestarts) {
+
+	}
+
+	/**
+	 * Settings of the REST API's producer alone; the streams clients keep Kafka Streams' own.
+	 * @param metadataWait how long a write waits for topic metadata or buffer space ({@code max.block.ms})
+	 * @param requestTimeout how long the producer waits for one broker response ({@code request.timeout.ms})
+	 * @param deliveryTimeout how long a record may take to be acknowledged, retries included
+	 * ({@code delivery.timeout.ms}): a write that is not acknowledged within it answers 503 and never lands later
+	 */
+	public record Publisher(@DefaultValue("5s") Duration metadataWait, @DefaultValue("5s") Duration requestTimeout,
+			@DefaultValue("10s") Duration deliveryTimeout) {
+
+	}
+
+	/**
+	 * @param format {@code text} (the default): the record value is the claimed value; {@code json}: the record value
+	 * is a JSON document and the claimed value is at {@code value-pointer}
+	 * @param valuePointer with {@code json}, the RFC 6901 JSON Pointer to the claimed value, such as {@code /email}
+	 */
+	public record Claims(@DefaultValue("text") ClaimEncoding format, @DefaultValue("") String valuePointer) {
+
+	}
+
+	/**
+	 * @param type {@code rocksdb} (the default) or {@code in-memory}, for both stages' stores
+	 * @param recentEntries how many entries each stage remembers, decoded on the heap, of those it read or wrote
+	 * lately, so that it reads them again without its store (about 200 bytes each); 0 turns that off
+	 */
+	public record Store(@DefaultValue("rocksdb") StoreType type, @DefaultValue("100000") @Min(0) int recentEntries) {
+
+	}
+
+	/**
+	 * One block cache and one write buffer manager shared by every RocksDB store of the process, so that its native
+	 * memory has a ceiling however many partitions it holds.
+	 * @param blockCacheSize the shared block cache, which also holds the index and filter blocks and the memtables:
+	 * the ceiling of RocksDB's memory in the process
+	 * @param writeBufferBudget the share of the cache that memtables may take
+	 * @param bloomFilterBitsPerKey bits per key of the Bloom filters that spare point lookups a disk read; 0: none
+	 */
+	public record RocksDb(@DefaultValue("64MB") DataSize blockCacheSize, @DefaultValue("16MB") DataSize writeBufferBudget,
+			@DefaultValue("10") @Min(0) @Max(64) int bloomFilterBitsPerKey) {
+
+	}
+
+	/**
+	 * @param maxKeyBytes longest valid key, in UTF-8 bytes
+	 * @param maxValueBytes longest valid value, in UTF-8 bytes
+	 */
+	public record Limits(@DefaultValue("1024") @Min(1) @Max(1_000_000) int maxKeyBytes,
+			@DefaultValue("1024") @Min(1) @Max(1_000_000) int maxValueBytes) {
+
+	}
+
+}

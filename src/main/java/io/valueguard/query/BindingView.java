@@ -1,6 +1,0 @@
-package io.valueguard.query;
-
-/** A key and the value it holds, with the effective timestamp of its claim (epoch milliseconds). */
-public record BindingView(String key, String value, long timestamp) {
-
-}

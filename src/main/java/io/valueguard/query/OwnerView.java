@@ -1,6 +1,0 @@
-package io.valueguard.query;
-
-/** A value and the key that owns it, with the effective timestamp of the owning claim (epoch milliseconds). */
-public record OwnerView(String value, String key, long timestamp) {
-
-}

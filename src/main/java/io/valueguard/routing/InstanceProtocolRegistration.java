@@ -1,0 +1,24 @@
+package io.valueguard.routing;
+
+import io.valueguard.config.QueryProperties;
+
+import org.springframework.boot.web.servlet.ServletRegistrationBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/** Maps {@link InstanceProtocolServlet} beside Spring MVC's dispatcher, for what other instances ask this one. */
+@Configuration(proxyBeanMethods = false)
+class InstanceProtocolRegistration {
+
+	@Bean
+	ServletRegistrationBean<InstanceProtocolServlet> instanceProtocolServlet(LookupRouter router, Listings listings,
+			InstanceReports reports, QueryProperties properties) {
+		ServletRegistrationBean<InstanceProtocolServlet> registration = new ServletRegistrationBean<>(
+				new InstanceProtocolServlet(router, listings, reports, properties), InstanceProtocolServlet.PATH + "/*");
+		registration.setName("instanceProtocol");
+		// ready before the first forward arrives, not compiled and initialised on it
+		registration.setLoadOnStartup(1);
+		return registration;
+	}
+
+}

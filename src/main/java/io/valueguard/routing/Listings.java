@@ -1,0 +1,179 @@
+package io.valueguard.routing;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+
+import io.valueguard.config.QueryProperties;
+import io.valueguard.kafka.StoreLags;
+import io.valueguard.kafka.StreamsClients;
+import io.valueguard.kafka.TopicProvisioner;
+import io.valueguard.owners.ClaimOrder;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.StreamsMetadata;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.state.HostInfo;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.core.ParameterizedTypeReference;
+import org.springframework.stereotype.Component;
+
+/**
+ * Listings across instances: every instance pages through the store partitions it is active for, the instance asked
+ * merges the pages in key order (UTF-8 byte order, as RocksDB keeps them) and checks that every partition answered
+ * exactly once, so that each entry appears once. A listing during a rebalance retries within the budget.
+ */
+@Component
+public class Listings {
+
+	private static final ParameterizedTypeReference<LocalPage<BindingView>> BINDING_PAGE = new ParameterizedTypeReference<>() {
+	};
+
+	private static final ParameterizedTypeReference<LocalPage<OwnerView>> OWNER_PAGE = new ParameterizedTypeReference<>() {
+	};
+
+	private final StreamsClients clients;
+
+	private final RemoteInstances remote;
+
+	private final TopicProvisioner topics;
+
+	private final QueryProperties properties;
+
+	Listings(StreamsClients clients, RemoteInstances remote, TopicProvisioner topics, QueryProperties properties) {
+		this.clients = clients;
+		this.remote = remote;
+		this.topics = topics;
+		this.properties = properties;
+	}
+
+	/** A merged page and the instances whose stores it was read from. */
+	public record Listing<T>(Page<T> page, List<String> servedBy) {
+
+	}
+
+	/** The page after {@code after}, merged from every instance. */
+	@SuppressWarnings("unchecked")
+	public <T> Listing<T> listing(Lookup<?, T> lookup, @Nullable String after, int limit) {
+		if (lookup == Lookup.BINDINGS) {
+			return (Listing<T>) page(Lookup.BINDINGS, after, limit, BINDING_PAGE, this.topics.claimsPartitions());
+		}
+		return (Listing<T>) page(Lookup.OWNERS, after, limit, OWNER_PAGE, this.topics.ownerCommandsPartitions());
+	}
+
+	private <V, T> Listing<T> page(Lookup<V, T> lookup, @Nullable String after, int limit,
+			ParameterizedTypeReference<LocalPage<T>> type, int partitions) {
+		return RetryBudget.retry(this.properties, lookup.store(),
+				() -> merge(lookup, gather(lookup, after, limit, type), limit, partitions));
+	}
+
+	private <V, T> List<LocalPage<T>> gather(Lookup<V, T> lookup, @Nullable String after, int limit,
+			ParameterizedTypeReference<LocalPage<T>> type) {
+		KafkaStreams streams = this.clients.queryable(lookup.store());
+		Set<HostInfo> hosts = new LinkedHashSet<>();
+		hosts.add(this.clients.self());
+		try {
+			for (StreamsMetadata metadata : streams.streamsMetadataForStore(lookup.store())) {
+				hosts.add(metadata.hostInfo());
+			}
+		}
+		catch (IllegalStateException ex) {
+			throw StreamsClients.notRunning(lookup.store(), streams.state());
+		}
+		List<CompletableFuture<LocalPage<T>>> pages = new ArrayList<>();
+		for (HostInfo host : hosts) {
+			pages.add(host.equals(this.clients.self())
+					? CompletableFuture.supplyAsync(() -> local(lookup, after, limit), this.remote.fanOut())
+					: CompletableFuture.supplyAsync(() -> this.remote.page(host, lookup, after, limit, type),
+							this.remote.fanOut()));
+		}
+		return pages.stream().map(CompletableFuture::join).toList();
+	}
+
+	/** The merged page, or null when the pages do not cover every partition exactly once. */
+	private <T> @Nullable Listing<T> merge(Lookup<?, T> lookup, List<LocalPage<T>> pages, int limit,
+			int partitions) {
+		Set<Integer> seen = new HashSet<>();
+		for (LocalPage<T> page : pages) {
+			for (int partition : page.partitions()) {
+				if (!seen.add(partition)) {
+					return null;
+				}
+			}
+		}
+		if (seen.size() != partitions) {
+			return null;
+		}
+		List<T> items = new ArrayList<>();
+		boolean more = false;
+		for (LocalPage<T> page : pages) {
+			items.addAll(page.items());
+			more |= page.more();
+		}
+		items.sort(Comparator.comparing(lookup.keyOf(), ClaimOrder::compareKeys));
+		if (items.size() > limit) {
+			items = items.subList(0, limit);
+			more = true;
+		}
+		String next = (more && !items.isEmpty()) ? lookup.keyOf().apply(items.get(items.size() - 1)) : null;
+		List<String> servedBy = pages.stream().map(LocalPage::servedBy).sorted().toList();
+		return new Listing<>(new Page<>(List.copyOf(items), next), servedBy);
+	}
+
+	/** This instance's share: entries after the cursor from every partition it is active for. */
+	<V, T> LocalPage<T> local(Lookup<V, T> lookup, @Nullable String after, int limit) {
+		KafkaStreams streams = this.clients.forStore(lookup.store())
+			.orElseThrow(() -> new InvalidStateStoreException("the " + lookup.store() + " stage has not started"));
+		List<Integer> served = new ArrayList<>();
+		List<T> items = new ArrayList<>();
+		boolean more = false;
+		for (int partition : new TreeSet<>(StoreLags.activePartitions(streams))) {
+			ReadOnlyKeyValueStore<String, V> store;
+			try {
+				store = lookup.partition(streams, partition, false);
+			}
+			catch (InvalidStateStoreException ex) {
+				// restoring or migrating: leave it out, and the caller sees the partition missing
+				continue;
+			}
+			more |= readAfter(lookup, store, after, limit, items);
+			served.add(partition);
+		}
+		items.sort(Comparator.comparing(lookup.keyOf(), ClaimOrder::compareKeys));
+		if (items.size() > limit) {
+			items = new ArrayList<>(items.subList(0, limit));
+			more = true;
+		}
+		return new LocalPage<>(Hosts.name(this.clients.self()), items, served, more);
+	}
+
+	/** Adds up to {@code limit} entries after the cursor from one partition's store; true when it has more. */
+	private static <V, T> boolean readAfter(Lookup<V, T> lookup, ReadOnlyKeyValueStore<String, V> store,
+			@Nullable String after, int limit, List<T> items) {
+		int found = 0;
+		try (KeyValueIterator<String, V> entries = (after != null) ? store.range(after, null) : store.all()) {
+			while (entries.hasNext()) {
+				KeyValue<String, V> entry = entries.next();
+				T item = entry.key.equals(after) ? null : lookup.view().apply(entry.key, entry.value);
+				if (item == null) {
+					continue;
+				}
+				if (found == limit) {
+					return true;
+				}
+				items.add(item);
+				found++;
+			}
+		}
+		return false;
+	}
+
+}

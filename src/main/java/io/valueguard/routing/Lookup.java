@@ -1,0 +1,68 @@
+package io.valueguard.routing;
+
+import java.util.function.BiFunction;
+import java.util.function.Function;
+
+import io.valueguard.claims.KeyClaim;
+import io.valueguard.kafka.StreamsClients;
+import io.valueguard.owners.Owner;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StoreQueryParameters;
+import org.apache.kafka.streams.state.QueryableStoreTypes;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One kind of lookup: which store it reads and how that store's entries look from outside. Only a bound key is a
+ * binding and only a held top claim is an owner; the stores keep more (clocks, released claims) because they decide
+ * future claims. {@code parameter} names the entry in the query form of the endpoints ({@code /api/bindings?key=});
+ * {@code cacheable} lets {@code valueguard.query.remote-cache-ttl} keep forwarded answers of the lookup.
+ */
+public record Lookup<V, T>(String store, String path, String parameter, boolean cacheable, Class<T> type,
+		BiFunction<String, V, @Nullable T> view, Function<T, String> keyOf) {
+
+	public static final Lookup<KeyClaim, BindingView> BINDINGS = new Lookup<>(StreamsClients.BINDINGS, "/api/bindings",
+			"key", true, BindingView.class,
+			(key, claim) -> (claim.boundValue() != null) ? new BindingView(key, claim.boundValue(), claim.timestamp())
+					: null,
+			BindingView::key);
+
+	/** The raw claim behind a binding, bound or not: what synchronous claims and {@code /api/claims} read. */
+	public static final Lookup<KeyClaim, ClaimView> CLAIMS = new Lookup<>(StreamsClients.BINDINGS, "/api/claims",
+			"key", false, ClaimView.class, (key, claim) -> new ClaimView(key, claim.value(), claim.timestamp(), claim.bound()),
+			ClaimView::key);
+
+	public static final Lookup<Owner, OwnerView> OWNERS = new Lookup<>(StreamsClients.OWNERS, "/api/owners",
+			"value", true, OwnerView.class,
+			(value, owner) -> owner.holds() ? new OwnerView(value, owner.key(), owner.timestamp()) : null,
+			OwnerView::value);
+
+	/** The lookup's name: the last segment of its path ({@code bindings}, {@code claims}, {@code owners}). */
+	public String name() {
+		return this.path.substring(this.path.lastIndexOf('/') + 1);
+	}
+
+	/** The same lookup, never answered from the cache of forwarded answers: for reads that must see the latest. */
+	Lookup<V, T> uncached() {
+		return new Lookup<>(this.store, this.path, this.parameter, false, this.type, this.view, this.keyOf);
+	}
+
+	/**
+	 * The store of exactly one partition on this instance: an active one, or with {@code stale} also a standby or
+	 * restoring one. Throws {@link org.apache.kafka.streams.errors.InvalidStateStoreException} when this instance
+	 * cannot serve that partition now.
+	 */
+	ReadOnlyKeyValueStore<String, V> partition(KafkaStreams streams, int partition, boolean stale) {
+		StoreQueryParameters<ReadOnlyKeyValueStore<String, V>> parameters = StoreQueryParameters
+			.fromNameAndType(this.store, QueryableStoreTypes.<String, V>keyValueStore())
+			.withPartition(partition);
+		return streams.store(stale ? parameters.enableStaleStores() : parameters);
+	}
+
+	/** The entry as it looks from outside, or null when there is none or the store's entry shows nothing. */
+	@Nullable T read(ReadOnlyKeyValueStore<String, V> store, String key) {
+		V value = store.get(key);
+		return (value != null) ? this.view.apply(key, value) : null;
+	}
+
+}

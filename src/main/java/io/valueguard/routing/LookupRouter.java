@@ -1,0 +1,352 @@
+package io.valueguard.routing;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import io.valueguard.config.QueryProperties;
+import io.valueguard.kafka.StoreLags;
+import io.valueguard.kafka.StreamsClients;
+import io.valueguard.owners.Owner;
+import org.apache.kafka.common.serialization.Serializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.KeyQueryMetadata;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.state.HostInfo;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.stereotype.Component;
+
+/**
+ * Answers a lookup wherever the key lives. Kafka Streams metadata names the partition and its active host; this
+ * instance reads that exact partition if it is the active host, and otherwise forwards once to the host that is.
+ * Through a rebalance, a restore or an unreachable host it retries within {@code valueguard.query.retry-budget},
+ * then gives up with a 503. With {@code maxLag}, a standby or restoring store whose lag is at most that may answer.
+ */
+@Component
+public class LookupRouter {
+
+	private static final Serializer<String> KEYS = new StringSerializer();
+
+	private static final Lookup<Owner, OwnerView> OWNERS_NOW = Lookup.OWNERS.uncached();
+
+	private final StreamsClients clients;
+
+	private final StoreLags lags;
+
+	private final RemoteInstances remote;
+
+	private final QueryProperties properties;
+
+	private final @Nullable Cache<String, Answer<?>> remoteAnswers;
+
+	private final LookupMetrics metrics;
+
+	private final KnownAssignment assignment = new KnownAssignment();
+
+	LookupRouter(StreamsClients clients, StoreLags lags, RemoteInstances remote, QueryProperties properties,
+			LookupMetrics metrics) {
+		this.clients = clients;
+		this.metrics = metrics;
+		this.lags = lags;
+		this.remote = remote;
+		this.properties = properties;
+		this.remoteAnswers = properties.remoteCacheTtl().isZero() ? null
+				: Caffeine.newBuilder()
+					.expireAfterWrite(properties.remoteCacheTtl())
+					.maximumSize(properties.remoteCacheSize())
+					.build();
+	}
+
+	public Answer<BindingView> binding(String key, @Nullable Long maxLag) {
+		return lookup(Lookup.BINDINGS, key, maxLag, false);
+	}
+
+	public Answer<OwnerView> owner(String value, @Nullable Long maxLag) {
+		return lookup(Lookup.OWNERS, value, maxLag, false);
+	}
+
+	/** Who owns the value now, never from the cache of forwarded answers. */
+	public Answer<OwnerView> ownerNow(String value) {
+		return lookup(OWNERS_NOW, value, null, false);
+	}
+
+	/** The key's latest claim, bound or not. */
+	public Answer<ClaimView> claim(String key, @Nullable Long maxLag) {
+		return lookup(Lookup.CLAIMS, key, maxLag, false);
+	}
+
+	/** A lookup another instance forwarded here: answered from this instance's stores, never forwarded again. */
+	<T> Answer<T> forwarded(Lookup<?, T> lookup, String key, @Nullable Long maxLag) {
+		return lookup(lookup, key, maxLag, true);
+	}
+
+	/**
+	 * Looks up many keys at once: grouped by the instance that holds each key's partition, one request per other
+	 * instance, all in parallel. Every key is in the answer, null when absent.
+	 */
+	public <V, T> Map<String, @Nullable T> batch(Lookup<V, T> lookup, List<String> keys, @Nullable Long maxLag) {
+		Routes routes = route(lookup, keys);
+		Map<HostInfo, CompletableFuture<Map<String, @Nullable T>>> asked = askOthers(lookup, routes);
+		Map<String, @Nullable T> answers = readLocal(lookup, routes);
+		collect(asked, routes, answers);
+		// keys whose partition moved meanwhile, or that no instance could answer in one go: one by one, with retries
+		for (String key : routes.unrouted) {
+			answers.put(key, lookup(lookup, key, maxLag, false).entry());
+		}
+		return answers;
+	}
+
+	/**
+	 * This instance's share of a batch another instance forwarded here: only the keys whose partition this instance
+	 * is active for (the asking instance looks the others up one by one).
+	 */
+	<V, T> Map<String, @Nullable T> localShare(Lookup<V, T> lookup, List<String> keys) {
+		return readLocal(lookup, route(lookup, keys));
+	}
+
+	/** Where each key of a batch goes: the active host of its partition, or nowhere yet ({@code unrouted}). */
+	private static final class Routes {
+
+		private final @Nullable KafkaStreams streams;
+
+		private final Map<HostInfo, List<String>> byHost = new LinkedHashMap<>();
+
+		private final Map<String, Integer> partitions = new HashMap<>();
+
+		private final List<String> unrouted = new ArrayList<>();
+
+		private Routes(@Nullable KafkaStreams streams) {
+			this.streams = streams;
+		}
+
+	}
+
+	private Routes route(Lookup<?, ?> lookup, List<String> keys) {
+		KafkaStreams streams = null;
+		try {
+			streams = this.clients.queryable(lookup.store());
+		}
+		catch (InvalidStateStoreException ex) {
+			// not running: nothing to group by; each key goes its own way
+		}
+		Routes routes = new Routes(streams);
+		for (String key : new LinkedHashSet<>(keys)) {
+			KeyQueryMetadata metadata = null;
+			try {
+				metadata = (streams != null) ? streams.queryMetadataForKey(lookup.store(), key, KEYS) : null;
+			}
+			catch (IllegalStateException ex) {
+				// the client stopped running meanwhile: this key, and the ones after it, go their own way
+			}
+			if (metadata == null || metadata.equals(KeyQueryMetadata.NOT_AVAILABLE)) {
+				routes.unrouted.add(key);
+			}
+			else {
+				routes.byHost.computeIfAbsent(metadata.activeHost(), (host) -> new ArrayList<>()).add(key);
+				routes.partitions.put(key, metadata.partition());
+			}
+		}
+		return routes;
+	}
+
+	private <T> Map<HostInfo, CompletableFuture<Map<String, @Nullable T>>> askOthers(Lookup<?, T> lookup,
+			Routes routes) {
+		Map<HostInfo, CompletableFuture<Map<String, @Nullable T>>> asked = new LinkedHashMap<>();
+		routes.byHost.forEach((host, keys) -> {
+			if (!host.equals(this.clients.self())) {
+				asked.put(host, CompletableFuture.supplyAsync(() -> this.remote.batch(host, lookup, keys),
+						this.remote.fanOut()));
+			}
+		});
+		return asked;
+	}
+
+	/** This instance's share: the partition is known already, so it is read straight away. */
+	private <V, T> Map<String, @Nullable T> readLocal(Lookup<V, T> lookup, Routes routes) {
+		Map<String, @Nullable T> answers = new LinkedHashMap<>();
+		for (String key : routes.byHost.getOrDefault(this.clients.self(), List.of())) {
+			try {
+				answers.put(key, lookup.read(lookup.partition(routes.streams, routes.partitions.get(key), false), key));
+			}
+			catch (InvalidStateStoreException ex) {
+				routes.unrouted.add(key);
+			}
+		}
+		return answers;
+	}
+
+	/** What the other instances answered; the keys they did not answer for join the unrouted ones. */
+	private static <T> void collect(Map<HostInfo, CompletableFuture<Map<String, @Nullable T>>> asked, Routes routes,
+			Map<String, @Nullable T> answers) {
+		asked.forEach((host, future) -> {
+			Map<String, @Nullable T> answered;
+			try {
+				answered = future.join();
+			}
+			catch (CompletionException ex) {
+				answered = Map.of();
+			}
+			for (String key : routes.byHost.get(host)) {
+				if (answered.containsKey(key)) {
+					answers.put(key, answered.get(key));
+				}
+				else {
+					routes.unrouted.add(key);
+				}
+			}
+		});
+	}
+
+	private <V, T> Answer<T> lookup(Lookup<V, T> lookup, String key, @Nullable Long maxLag, boolean forwarded) {
+		long start = System.nanoTime();
+		try {
+			Answer<T> answer = retrying(lookup, key, maxLag, forwarded);
+			String route = answer.servedBy().equals(Hosts.name(this.clients.self())) ? "local" : "forwarded";
+			this.metrics.record(lookup.store(), route, (answer.entry() != null) ? "found" : "not_found",
+					System.nanoTime() - start);
+			return answer;
+		}
+		catch (StoreUnavailableException ex) {
+			this.metrics.record(lookup.store(), "none", "unavailable", System.nanoTime() - start);
+			throw ex;
+		}
+	}
+
+	private <V, T> Answer<T> retrying(Lookup<V, T> lookup, String key, @Nullable Long maxLag, boolean forwarded) {
+		return RetryBudget.retry(this.properties, lookup.store(), () -> attempt(lookup, key, maxLag, forwarded));
+	}
+
+	/** One try: an answer, or null when nobody can answer right now. */
+	private <V, T> @Nullable Answer<T> attempt(Lookup<V, T> lookup, String key, @Nullable Long maxLag,
+			boolean forwarded) {
+		KafkaStreams streams;
+		KeyQueryMetadata metadata;
+		try {
+			streams = this.clients.queryable(lookup.store());
+			metadata = metadataOf(streams, lookup, key);
+		}
+		catch (InvalidStateStoreException notRunning) {
+			return elsewhere(lookup, key, maxLag, forwarded, notRunning);
+		}
+		this.assignment.remember(lookup.store(), streams);
+		if (metadata == null || metadata.equals(KeyQueryMetadata.NOT_AVAILABLE)) {
+			return null;
+		}
+		List<HostInfo> candidates = candidates(metadata, maxLag);
+		for (HostInfo host : candidates) {
+			if (host.equals(this.clients.self())) {
+				Answer<T> answer = local(streams, lookup, key, metadata.partition(),
+						host.equals(metadata.activeHost()), maxLag);
+				if (answer != null) {
+					return answer;
+				}
+			}
+			else if (!forwarded) {
+				try {
+					return remote(host, lookup, key, maxLag);
+				}
+				catch (RemoteInstances.UnavailableException ex) {
+					if (host == candidates.get(candidates.size() - 1)) {
+						throw ex;
+					}
+				}
+			}
+		}
+		return null;
+	}
+
+	private static @Nullable KeyQueryMetadata metadataOf(KafkaStreams streams, Lookup<?, ?> lookup, String key) {
+		try {
+			return streams.queryMetadataForKey(lookup.store(), key, KEYS);
+		}
+		catch (IllegalStateException ex) {
+			// the client left RUNNING since the check: the same as not running, never a server error
+			throw StreamsClients.notRunning(lookup.store(), streams.state());
+		}
+	}
+
+	/** The hosts that may answer, in the order to ask them: the active one, then with {@code maxLag} the standbys. */
+	private static List<HostInfo> candidates(KeyQueryMetadata metadata, @Nullable Long maxLag) {
+		List<HostInfo> candidates = new ArrayList<>();
+		candidates.add(metadata.activeHost());
+		if (maxLag != null) {
+			candidates.addAll(metadata.standbyHosts());
+		}
+		return candidates;
+	}
+
+	/**
+	 * This instance's client cannot route (not running): forward to where the key's partition was last seen, if
+	 * another instance; that instance checks the partition itself, so a stale guess costs a retry, never a wrong
+	 * answer.
+	 */
+	private <T> Answer<T> elsewhere(Lookup<?, T> lookup, String key, @Nullable Long maxLag, boolean forwarded,
+			InvalidStateStoreException notRunning) {
+		if (forwarded) {
+			throw notRunning;
+		}
+		List<HostInfo> hosts = this.assignment.hostsOf(lookup.store(), key);
+		List<HostInfo> others = hosts.stream()
+			.limit((maxLag != null) ? hosts.size() : Math.min(1, hosts.size()))
+			.filter((host) -> !host.equals(this.clients.self()))
+			.toList();
+		if (others.isEmpty()) {
+			throw notRunning;
+		}
+		for (HostInfo host : others) {
+			try {
+				return remote(host, lookup, key, maxLag);
+			}
+			catch (RemoteInstances.UnavailableException ex) {
+				if (host == others.get(others.size() - 1)) {
+					throw ex;
+				}
+			}
+		}
+		throw notRunning;
+	}
+
+	private <V, T> @Nullable Answer<T> local(KafkaStreams streams, Lookup<V, T> lookup, String key, int partition,
+			boolean active, @Nullable Long maxLag) {
+		String self = Hosts.name(this.clients.self());
+		if (active) {
+			try {
+				return new Answer<>(lookup.read(lookup.partition(streams, partition, false), key), self, null);
+			}
+			catch (InvalidStateStoreException ex) {
+				if (maxLag == null) {
+					throw ex;
+				}
+				// restoring: a stale read may still be acceptable below
+			}
+		}
+		if (maxLag == null) {
+			return null;
+		}
+		OptionalLong lag = this.lags.lag(lookup.store(), partition);
+		if (lag.isEmpty() || lag.getAsLong() > maxLag) {
+			return null;
+		}
+		return new Answer<>(lookup.read(lookup.partition(streams, partition, true), key), self, lag.getAsLong());
+	}
+
+	@SuppressWarnings("unchecked")
+	private <T> Answer<T> remote(HostInfo host, Lookup<?, T> lookup, String key, @Nullable Long maxLag) {
+		if (this.remoteAnswers == null || !lookup.cacheable()) {
+			return this.remote.lookup(host, lookup, key, maxLag);
+		}
+		String cacheKey = lookup.path() + '\u0000' + maxLag + '\u0000' + key;
+		return (Answer<T>) this.remoteAnswers.get(cacheKey, (ignored) -> this.remote.lookup(host, lookup, key, maxLag));
+	}
+
+}

@@ -1,0 +1,262 @@
+package io.valueguard.routing;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+import io.valueguard.config.QueryProperties;
+import org.apache.hc.client5.http.classic.methods.HttpGet;
+import org.apache.hc.client5.http.config.ConnectionConfig;
+import org.apache.hc.client5.http.config.RequestConfig;
+import org.apache.hc.client5.http.impl.DefaultHttpRequestRetryStrategy;
+import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
+import org.apache.hc.client5.http.impl.classic.HttpClients;
+import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
+import org.apache.hc.core5.http.ClassicHttpResponse;
+import org.apache.hc.core5.http.Header;
+import org.apache.hc.core5.http.HttpResponse;
+import org.apache.hc.core5.http.io.entity.EntityUtils;
+import org.apache.hc.core5.http.protocol.HttpContext;
+import org.apache.hc.core5.io.CloseMode;
+import org.apache.hc.core5.util.TimeValue;
+import org.apache.hc.core5.util.Timeout;
+import org.apache.kafka.streams.state.HostInfo;
+import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.core.ParameterizedTypeReference;
+import org.springframework.core.ResolvableType;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.http.client.HttpComponentsClientHttpRequestFactory;
+import org.springframework.stereotype.Component;
+import org.springframework.web.client.RestClient;
+import org.springframework.web.client.RestClientException;
+import org.springframework.web.util.UriComponentsBuilder;
+
+/**
+ * The instance-to-instance protocol, client side: calls {@link InstanceProtocolServlet} on other instances over one
+ * pool of kept-alive connections, with connect and read timeouts; the other instance answers from its own stores and
+ * never forwards again. The client is Apache HttpClient's blocking one, which works in the calling thread: the JDK's
+ * client hands every exchange to its selector and executor threads, and those hand-offs cost the asking instance
+ * more CPU than answering a local lookup (docs/benchmarks.md, "Lookups").
+ */
+@Component
+class RemoteInstances implements DisposableBean {
+
+	/** The other instance could not answer: unreachable, timed out, or not (yet) holding the partition. */
+	static final class UnavailableException extends RuntimeException {
+
+		UnavailableException(String message, @Nullable Throwable cause) {
+			super(message, cause);
+		}
+
+	}
+
+	private static final JsonMapper JSON = JsonMapper.builder().build();
+
+	/** Concurrent calls to one instance; a call that finds them all busy waits up to the connect timeout. */
+	private static final int CONNECTIONS_PER_INSTANCE = 64;
+
+	private static final int CONNECTIONS = 256;
+
+	private final RestClient client;
+
+	private final CloseableHttpClient http;
+
+	private final ExecutorService fanOut = Executors.newFixedThreadPool(8, (task) -> {
+		Thread thread = new Thread(task, "valueguard-fan-out");
+		thread.setDaemon(true);
+		return thread;
+	});
+
+	RemoteInstances(QueryProperties properties) {
+		ConnectionConfig connections = ConnectionConfig.custom()
+			.setConnectTimeout(timeout(properties.connectTimeout()))
+			.setSocketTimeout(timeout(properties.readTimeout()))
+			// the other instance closes connections that idle too long: check one before reusing it after a pause
+			.setValidateAfterInactivity(TimeValue.ofSeconds(2))
+			.build();
+		this.http = HttpClients.custom()
+			.setConnectionManager(PoolingHttpClientConnectionManagerBuilder.create()
+				.setDefaultConnectionConfig(connections)
+				.setMaxConnPerRoute(CONNECTIONS_PER_INSTANCE)
+				.setMaxConnTotal(CONNECTIONS)
+				.build())
+			.setDefaultRequestConfig(RequestConfig.custom()
+				.setConnectionRequestTimeout(timeout(properties.connectTimeout()))
+				.setResponseTimeout(timeout(properties.readTimeout()))
+				.build())
+			.setRetryStrategy(new RetryStaleConnections())
+			.evictIdleConnections(TimeValue.ofSeconds(30))
+			.disableCookieManagement()
+			.disableAuthCaching()
+			.disableRedirectHandling()
+			.disableContentCompression()
+			.build();
+		this.client = RestClient.builder().requestFactory(new HttpComponentsClientHttpRequestFactory(this.http)).build();
+	}
+
+	/**
+	 * A call that fails on the wire before any answer is retried once at once, for a kept-alive connection the other
+	 * instance closed just then (idempotent calls only). An answer is never retried here: a 503 means "ask again
+	 * with fresh metadata", which {@link LookupRouter} does within its budget, and the client's own retry would wait
+	 * out the Retry-After on the same host.
+	 */
+	private static final class RetryStaleConnections extends DefaultHttpRequestRetryStrategy {
+
+		RetryStaleConnections() {
+			super(1, TimeValue.ZERO_MILLISECONDS);
+		}
+
+		@Override
+		public boolean retryRequest(HttpResponse response, int execCount, HttpContext context) {
+			return false;
+		}
+
+	}
+
+	private static Timeout timeout(Duration duration) {
+		return Timeout.ofMilliseconds(duration.toMillis());
+	}
+
+	ExecutorService fanOut() {
+		return this.fanOut;
+	}
+
+	/**
+	 * Looks one entry up on {@code host}; an empty entry means the host holds the partition and the key is absent.
+	 * This is the hot path of forwarding, so it skips {@link RestClient}: the body is read as bytes and parsed once.
+	 */
+	<T> Answer<T> lookup(HostInfo host, Lookup<?, T> view, String key, @Nullable Long maxLag) {
+		// the query form: it carries every key, '/' included, which a path segment cannot
+		HttpGet request = new HttpGet(uri(host, view, maxLag, key));
+		request.setHeader("Accept", "application/json");
+		try {
+			return this.http.execute(request, (response) -> answer(host, view, response));
+		}
+		catch (IOException ex) {
+			throw new UnavailableException("Cannot reach " + Hosts.name(host) + ": " + ex.getMessage(), ex);
+		}
+	}
+
+	private static <T> Answer<T> answer(HostInfo host, Lookup<?, T> view, ClassicHttpResponse response)
+			throws IOException {
+		// every answer of InstanceProtocolServlet names its instance: a 404 without the header is a missing route (an
+		// older build without it), not a missing entry
+		String servedBy = header(response, AnswerHeaders.SERVED_BY);
+		int status = response.getCode();
+		if (servedBy == null || (status != HttpStatus.OK.value() && status != HttpStatus.NOT_FOUND.value())) {
+			// read to the end, so that the connection goes back to the pool
+			EntityUtils.consume(response.getEntity());
+			throw new UnavailableException(Hosts.name(host) + " answered " + status
+					+ ((servedBy == null) ? " without " + AnswerHeaders.SERVED_BY : ""), null);
+		}
+		String lag = header(response, AnswerHeaders.OFFSET_LAG);
+		Long offsetLag = (lag != null) ? Long.valueOf(lag) : null;
+		if (status == HttpStatus.NOT_FOUND.value()) {
+			EntityUtils.consume(response.getEntity());
+			return new Answer<>(null, servedBy, offsetLag);
+		}
+		T entry = JSON.readValue(EntityUtils.toByteArray(response.getEntity()), view.type());
+		return new Answer<>(entry, servedBy, offsetLag);
+	}
+
+	private static @Nullable String header(ClassicHttpResponse response, String name) {
+		Header header = response.getFirstHeader(name);
+		return (header != null) ? header.getValue() : null;
+	}
+
+	/**
+	 * Looks many entries up on {@code host} in one request. The answer names each key the host holds the partition
+	 * of, with null when the entry is absent; keys it does not hold are left out.
+	 */
+	<T> Map<String, @Nullable T> batch(HostInfo host, Lookup<?, T> view, List<String> keys) {
+		URI uri = URI.create(base(host) + InstanceProtocolServlet.LOOKUP + view.name());
+		ParameterizedTypeReference<Map<String, @Nullable T>> type = ParameterizedTypeReference
+			.forType(ResolvableType.forClassWithGenerics(Map.class, String.class, view.type()).getType());
+		return call(host, () -> this.client.post()
+			.uri(uri)
+			.contentType(MediaType.APPLICATION_JSON)
+			.body(keys)
+			.exchange((request, response) -> {
+				if (response.getStatusCode().isSameCodeAs(HttpStatus.OK)) {
+					return response.bodyTo(type);
+				}
+				throw new UnavailableException(Hosts.name(host) + " answered " + response.getStatusCode(), null);
+			}));
+	}
+
+	<T> LocalPage<T> page(HostInfo host, Lookup<?, T> view, @Nullable String after, int limit,
+			ParameterizedTypeReference<LocalPage<T>> type) {
+		URI uri = UriComponentsBuilder.fromUriString(base(host) + InstanceProtocolServlet.PAGE + view.name())
+			.queryParamIfPresent("after", Optional.ofNullable(after))
+			.queryParam("limit", limit)
+			.encode()
+			.build()
+			.toUri();
+		return call(host, () -> this.client.get().uri(uri).exchange((request, response) -> {
+				if (response.getStatusCode().isSameCodeAs(HttpStatus.OK)) {
+					return response.bodyTo(type);
+				}
+				throw new UnavailableException(Hosts.name(host) + " answered " + response.getStatusCode(), null);
+			}));
+	}
+
+	InstanceReport report(HostInfo host) {
+		URI uri = URI.create(base(host) + InstanceProtocolServlet.INSTANCE);
+		return call(host, () -> this.client.get()
+			.uri(uri)
+			.retrieve()
+			.body(InstanceReport.class));
+	}
+
+	/** Where the protocol lives on {@code host}. */
+	private static String base(HostInfo host) {
+		return "http://" + Hosts.name(host) + InstanceProtocolServlet.PATH;
+	}
+
+	/** Built by hand, because it is on the path of every forward, where a URI template's expansion shows in profiles. */
+	private static URI uri(HostInfo host, Lookup<?, ?> view, @Nullable Long maxLag, String key) {
+		StringBuilder uri = new StringBuilder(base(host)).append(InstanceProtocolServlet.LOOKUP)
+			.append(view.name())
+			.append('?')
+			.append(view.parameter())
+			.append('=')
+			// URLEncoder writes a space as '+', a space only in form encoding; %20 is one in every query
+			.append(URLEncoder.encode(key, StandardCharsets.UTF_8).replace("+", "%20"));
+		if (maxLag != null) {
+			uri.append("&maxLag=").append(maxLag);
+		}
+		return URI.create(uri.toString());
+	}
+
+	private static <R> R call(HostInfo host, java.util.function.Supplier<R> call) {
+		try {
+			R result = call.get();
+			if (result == null) {
+				throw new UnavailableException(Hosts.name(host) + " sent an empty answer", null);
+			}
+			return result;
+		}
+		catch (RestClientException ex) {
+			Throwable cause = (ex.getCause() instanceof IOException io) ? io : ex;
+			throw new UnavailableException("Cannot reach " + Hosts.name(host) + ": " + cause.getMessage(), ex);
+		}
+	}
+
+	@Override
+	public void destroy() {
+		this.fanOut.shutdownNow();
+		this.http.close(CloseMode.GRACEFUL);
+	}
+
+}

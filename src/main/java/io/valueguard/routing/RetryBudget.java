@@ -1,0 +1,61 @@
+package io.valueguard.routing;
+
+import java.time.Duration;
+import java.util.concurrent.CompletionException;
+import java.util.function.Supplier;
+
+import io.valueguard.config.QueryProperties;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Retries a query through rebalances, restores and unreachable instances for {@code valueguard.query.retry-budget},
+ * pausing {@code retry-backoff} between attempts, then gives up with a {@link StoreUnavailableException} (503).
+ */
+final class RetryBudget {
+
+	private RetryBudget() {
+	}
+
+	/**
+	 * Runs {@code attempt} until it returns an answer; null, or one of the exceptions that a moving partition
+	 * causes, means try again.
+	 */
+	static <T> T retry(QueryProperties properties, String store, Supplier<@Nullable T> attempt) {
+		long deadline = System.nanoTime() + properties.retryBudget().toNanos();
+		String problem = "no instance holds every partition asked for in a queryable state";
+		while (true) {
+			try {
+				T answer = attempt.get();
+				if (answer != null) {
+					return answer;
+				}
+			}
+			catch (InvalidStateStoreException | RemoteInstances.UnavailableException ex) {
+				problem = ex.getMessage();
+			}
+			catch (CompletionException ex) {
+				if (!(ex.getCause() instanceof InvalidStateStoreException)
+						&& !(ex.getCause() instanceof RemoteInstances.UnavailableException)) {
+					throw ex;
+				}
+				problem = ex.getCause().getMessage();
+			}
+			if (System.nanoTime() + properties.retryBackoff().toNanos() > deadline) {
+				throw new StoreUnavailableException(store, problem, properties.retryBudget());
+			}
+			pause(properties.retryBackoff());
+		}
+	}
+
+	private static void pause(Duration backoff) {
+		try {
+			Thread.sleep(backoff.toMillis());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while waiting to retry a query", ex);
+		}
+	}
+
+}

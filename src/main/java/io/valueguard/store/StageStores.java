@@ -1,0 +1,57 @@
+package io.valueguard.store;
+
+import java.util.Set;
+
+import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.StoreBuilder;
+import org.apache.kafka.streams.state.Stores;
+
+/**
+ * The three stores of a stage's task: the stage's own table (with its changelog), the {@link WriteBehindTable} in
+ * front of it that holds the task's writes until it commits, and the {@link Outbox} that holds what the task sends
+ * the other stage until it goes out in batches.
+ * @param <V> the table's values
+ * @param <E> the outbox's entries
+ */
+public record StageStores<V, E>(StoreBuilder<KeyValueStore<String, V>> table,
+		StoreBuilder<WriteBehindTable<String, V>> pendingWrites, StoreBuilder<Outbox<E>> outbox) {
+
+	/**
+	 * @param table the table's store, named as the stage's store ({@code bindings}, {@code owners})
+	 * @param values the serde of the table's values
+	 * @param recentEntries how many entries the stage's write-behind tables remember together
+	 * @param outbox the outbox's name
+	 */
+	public static <V, E> StageStores<V, E> of(KeyValueBytesStoreSupplier table, Serde<V> values, int recentEntries,
+			String outbox) {
+		return new StageStores<>(Stores.keyValueStoreBuilder(table, Serdes.String(), values),
+				WriteBehindTable.builder(pendingWritesOf(table.name()), recentEntries), Outbox.builder(outbox));
+	}
+
+	/** The name of the write-behind table in front of the store {@code table}. */
+	public static String pendingWritesOf(String table) {
+		return table + "-pending-writes";
+	}
+
+	/** What a processor supplier declares as its stores. */
+	public Set<StoreBuilder<?>> all() {
+		return Set.of(this.table, this.pendingWrites, this.outbox);
+	}
+
+	/** The task's write-behind table, joined to the table it writes to; for a processor's {@code init}. */
+	public WriteBehindTable<String, V> connect(ProcessorContext<?, ?> context) {
+		WriteBehindTable<String, V> pending = context.getStateStore(this.pendingWrites.name());
+		pending.connect(context, context.getStateStore(this.table.name()));
+		return pending;
+	}
+
+	/** The task's outbox; for a processor's {@code init}. */
+	public Outbox<E> outbox(ProcessorContext<?, ?> context) {
+		return context.getStateStore(this.outbox.name());
+	}
+
+}

@@ -1,0 +1,15 @@
+package io.valueguard.store;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The slice of a key-value store that the stage logic needs. The stream processors back it with a RocksDB store;
+ * the randomized tests back it with a map, so that the same logic runs with and without Kafka.
+ */
+public interface StateTable<K, V> {
+
+	@Nullable V get(K key);
+
+	void put(K key, V value);
+
+}

@@ -1,0 +1,197 @@
+package io.valueguard.store;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+
+import org.apache.kafka.streams.processor.PunctuationType;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.internals.ProcessorRecordContext;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.StoreBuilder;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A stage's table over its store that, while its task reads a backlog, keeps each entry's latest write until the task
+ * commits and then writes it once: an entry written twice between two commits costs one RocksDB write and one
+ * changelog record, not two. Kafka's cost is per record, and the changelogs are most of what the stages write
+ * (docs/design.md, "Writes to the stores wait for the commit, while a task reads a backlog").
+ * <p>
+ * While a task keeps up with live input its writes go straight to the store: it writes fewer than
+ * {@link #WRITE_THROUGH} between two commits, few of them meet, and deferring them would add to the
+ * claim-to-eviction latency what the commit's flush takes. A task that writes more than that between two commits is reading
+ * a backlog: the rest of its writes wait, and so do all of them after a commit until one commit again holds no more
+ * than {@link #WRITE_THROUGH}.
+ * Reads see the pending writes first. Each write goes to the store with the record context it was made under, so its
+ * changelog record carries the timestamp it carries without this table. The pending writes go out when the task
+ * commits (a {@link PreCommitStore}), when {@link #MAX_PENDING} wait, and once the oldest has waited
+ * {@link #MAX_DELAY} (at-least-once commits only every 30 s, and lookups read the store). A task that fails drops
+ * them with its transaction and replays the input that made them.
+ * <p>
+ * The table also remembers the latest value of entries it read or wrote lately, so that the stage reads them again
+ * from the heap, within a limit for all the tables of the stage ({@link RecentEntriesBudget}). Unlike Kafka's record cache
+ * it keeps the decoded entries in a hash map, with no serialized keys, no ordering and no eviction order to keep up:
+ * a read that misses costs one map lookup and one insertion, and the whole map is forgotten at once when it is full
+ * (docs/design.md, "Entries read or written lately are read from the heap").
+ */
+public final class WriteBehindTable<K, V> extends PreCommitStore implements StateTable<K, V> {
+
+	/** Writes per task and commit that go straight to the store while the task keeps up with its input. */
+	static final int WRITE_THROUGH = 1_000;
+
+	/** Writes that wait at most, per task: a few MiB of heap at the entry sizes of the stages' stores. */
+	static final int MAX_PENDING = 10_000;
+
+	/** The longest a write waits when the task does not commit sooner. */
+	static final Duration MAX_DELAY = Duration.ofSeconds(1);
+
+	/** How often the wait is checked. */
+	static final Duration CHECK_INTERVAL = Duration.ofMillis(100);
+
+	/**
+	 * A new table per task, as Kafka Streams builds every store.
+	 * @param recentEntries how many entries the tables this builder builds (one stage's) remember together
+	 */
+	public static <K, V> StoreBuilder<WriteBehindTable<K, V>> builder(String name, int recentEntries) {
+		RecentEntriesBudget recent = new RecentEntriesBudget(recentEntries);
+		return builder(name, (table) -> new WriteBehindTable<>(table, recent));
+	}
+
+	private final Map<K, Write<V>> pending = new HashMap<>();
+
+	/** The latest value of entries read or written lately, pending or not; forgotten all at once when full. */
+	private final Map<K, V> recent = new HashMap<>();
+
+	private final RecentEntriesBudget budget;
+
+	/** Counted among the stage's tables that share {@link #budget}: from its processor's start to its close. */
+	private boolean sharing;
+
+	private @Nullable KeyValueStore<K, V> store;
+
+	private long oldestPendingSince;
+
+	private int writesSinceCommit;
+
+	/** The last commit held more than {@link #WRITE_THROUGH} writes: the task reads a backlog, and writes wait. */
+	private boolean readingBacklog;
+
+	private WriteBehindTable(String name, RecentEntriesBudget budget) {
+		super(name);
+		this.budget = budget;
+	}
+
+	/**
+	 * Connects the table to the store it writes to and to the processor that writes; called from that processor's
+	 * {@code init}.
+	 */
+	public void connect(ProcessorContext<?, ?> context, KeyValueStore<K, V> store) {
+		connectTo(context);
+		this.store = store;
+		if (!this.sharing) {
+			this.budget.join();
+			this.sharing = true;
+		}
+		context.schedule(CHECK_INTERVAL, PunctuationType.WALL_CLOCK_TIME, (now) -> {
+			if (!this.pending.isEmpty() && now - this.oldestPendingSince >= MAX_DELAY.toMillis()) {
+				whileKafkaAnswers(this::writeAll, () -> pending() + " writes to store '" + this.store.name() + "'");
+			}
+		});
+	}
+
+	@Override
+	public @Nullable V get(K key) {
+		V value = this.recent.get(key);
+		if (value != null) {
+			return value;
+		}
+		// a pending write that was forgotten among the recent ones, when they filled up
+		Write<V> write = this.pending.isEmpty() ? null : this.pending.get(key);
+		if (write != null) {
+			return write.value();
+		}
+		value = this.store.get(key);
+		if (value != null) {
+			remember(key, value);
+		}
+		return value;
+	}
+
+	@Override
+	public void put(K key, V value) {
+		remember(key, value);
+		// nothing is pending before the last of these, so the store holds every entry they wrote
+		if (++this.writesSinceCommit <= WRITE_THROUGH && !this.readingBacklog) {
+			this.store.put(key, value);
+			return;
+		}
+		if (this.pending.isEmpty()) {
+			this.oldestPendingSince = context().currentSystemTimeMs();
+		}
+		this.pending.put(key, new Write<>(value, context().recordContext()));
+		if (this.pending.size() >= MAX_PENDING) {
+			writeAll();
+		}
+	}
+
+	// Forgetting all at once costs nothing per read, and a table whose task reads more entries than its share still
+	// remembers about half of its share on average. The entries are immutable records, so sharing them is safe.
+	private void remember(K key, V value) {
+		int share = this.budget.share();
+		if (share == 0) {
+			return;
+		}
+		if (this.recent.size() >= share) {
+			this.recent.clear();
+		}
+		this.recent.put(key, value);
+	}
+
+	/** How many entries wait to be written. */
+	int pending() {
+		return this.pending.size();
+	}
+
+	private void writeAll() {
+		actAsProcessor(() -> {
+			for (Map.Entry<K, Write<V>> write : this.pending.entrySet()) {
+				useRecordContext(write.getValue().record());
+				this.store.put(write.getKey(), write.getValue().value());
+			}
+		});
+		// only now: a write that fails leaves all pending, those done too, and writing one again changes nothing
+		this.pending.clear();
+	}
+
+	@Override
+	public void flushCache() {
+		// only a connected table has pending writes
+		if (!this.pending.isEmpty()) {
+			writeAll();
+		}
+		this.readingBacklog = this.writesSinceCommit > WRITE_THROUGH;
+		this.writesSinceCommit = 0;
+	}
+
+	@Override
+	public void close() {
+		super.close();
+		if (this.sharing) {
+			this.budget.leave();
+			this.sharing = false;
+		}
+	}
+
+	@Override
+	public void clearCache() {
+		// the task failed, or its store is changing hands: the store may no longer hold what the table remembers
+		this.recent.clear();
+		this.pending.clear();
+		this.writesSinceCommit = 0;
+		this.readingBacklog = false;
+	}
+
+	private record Write<V>(V value, ProcessorRecordContext record) {
+	}
+
+}

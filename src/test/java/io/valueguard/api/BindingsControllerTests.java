@@ -1,0 +1,220 @@
+package io.valueguard.api;
+
+import io.valueguard.claims.ClaimPublisher;
+import io.valueguard.claims.ClaimRejection;
+import io.valueguard.config.QueryProperties;
+import io.valueguard.routing.Answer;
+import io.valueguard.routing.BindingView;
+import io.valueguard.routing.Listings;
+import io.valueguard.routing.Lookup;
+import io.valueguard.routing.LookupRouter;
+import io.valueguard.routing.OwnerView;
+import io.valueguard.routing.Page;
+import io.valueguard.routing.StoreUnavailableException;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.test.context.TestConfiguration;
+import org.springframework.boot.webmvc.test.autoconfigure.WebMvcTest;
+import org.springframework.http.MediaType;
+import org.springframework.test.context.bean.override.mockito.MockitoBean;
+import org.springframework.test.web.servlet.MockMvc;
+
+import static org.mockito.ArgumentMatchers.anyString;
+import static org.mockito.ArgumentMatchers.eq;
+import static org.mockito.ArgumentMatchers.isNull;
+import static org.mockito.BDDMockito.given;
+import static org.mockito.Mockito.verifyNoInteractions;
+import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
+import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.put;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.content;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.header;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.jsonPath;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.status;
+
+/** The REST contract, problem bodies included, with the stores and Kafka mocked away. */
+// no Kafka at all in a slice test: keep the local broker from starting
+@WebMvcTest(controllers = { BindingsController.class, OwnersController.class },
+		properties = "valueguard.embedded-kafka.enabled=false")
+class BindingsControllerTests {
+
+	@TestConfiguration
+	@EnableConfigurationProperties(QueryProperties.class)
+	static class Settings {
+
+	}
+
+	@Autowired
+	private MockMvc mvc;
+
+	@MockitoBean
+	private LookupRouter router;
+
+	@MockitoBean
+	private Listings listings;
+
+	@MockitoBean
+	private ClaimPublisher publisher;
+
+	@MockitoBean
+	private ClaimRulings rulings;
+
+	@Test
+	void shouldAcceptClaimWithReceiptAndLocation() throws Exception {
+		given(this.publisher.publish("alice", "+1-555-0100"))
+			.willReturn(new ClaimPublisher.Receipt("alice", "+1-555-0100", "valueguard.claims", 2, 41, 1000));
+
+		this.mvc.perform(put("/api/bindings/alice").contentType(MediaType.TEXT_PLAIN).content("+1-555-0100"))
+			.andExpect(status().isAccepted())
+			.andExpect(header().string("Location", "/api/bindings/alice"))
+			.andExpect(jsonPath("$.partition").value(2))
+			.andExpect(jsonPath("$.offset").value(41));
+	}
+
+	@Test
+	void shouldAnswerBindingAsJsonSayingWhoServedIt() throws Exception {
+		given(this.router.binding("alice", null))
+			.willReturn(new Answer<>(new BindingView("alice", "phone", 1000), "host-a:8080", null));
+
+		this.mvc.perform(get("/api/bindings/alice"))
+			.andExpect(status().isOk())
+			.andExpect(header().string("X-ValueGuard-Served-By", "host-a:8080"))
+			.andExpect(header().doesNotExist("X-ValueGuard-Stale"))
+			.andExpect(jsonPath("$.key").value("alice"))
+			.andExpect(jsonPath("$.value").value("phone"))
+			.andExpect(jsonPath("$.timestamp").value(1000));
+	}
+
+	@Test
+	void shouldSayHowStaleWhenStandbyAnswers() throws Exception {
+		given(this.router.owner("phone", 10L))
+			.willReturn(new Answer<>(new OwnerView("phone", "alice", 1000), "host-b:8080", 3L));
+
+		this.mvc.perform(get("/api/owners/phone").param("maxLag", "10"))
+			.andExpect(status().isOk())
+			.andExpect(header().string("X-ValueGuard-Served-By", "host-b:8080"))
+			.andExpect(header().string("X-ValueGuard-Stale", "true"))
+			.andExpect(header().string("X-ValueGuard-Offset-Lag", "3"))
+			.andExpect(jsonPath("$.key").value("alice"));
+	}
+
+	@Test
+	void shouldTreatAForwardedMarkerFromAClientAsAnOrdinaryLookup() throws Exception {
+		// instances ask each other under /internal only: the marker of older builds earns a client nothing
+		given(this.router.binding("alice", null))
+			.willReturn(new Answer<>(new BindingView("alice", "phone", 1000), "host-c:8080", null));
+
+		this.mvc.perform(get("/api/bindings/alice").header("X-ValueGuard-Forwarded", "host-a:8080"))
+			.andExpect(status().isOk())
+			.andExpect(header().string("X-ValueGuard-Served-By", "host-c:8080"));
+	}
+
+	@Test
+	void shouldAnswer400ProblemWhenParametersAreOutOfRange() throws Exception {
+		this.mvc.perform(get("/api/bindings/alice").param("maxLag", "-1"))
+			.andExpect(status().isBadRequest())
+			.andExpect(content().contentTypeCompatibleWith(MediaType.APPLICATION_PROBLEM_JSON))
+			.andExpect(jsonPath("$.type").value("https://valueguard.io/problems/invalid-request"));
+		this.mvc.perform(get("/api/bindings").param("limit", "0"))
+			.andExpect(status().isBadRequest())
+			.andExpect(jsonPath("$.detail").value("limit must be between 1 and 1000, not 0"));
+		this.mvc.perform(get("/api/bindings/alice").param("maxLag", "lots"))
+			.andExpect(status().isBadRequest())
+			.andExpect(content().contentTypeCompatibleWith(MediaType.APPLICATION_PROBLEM_JSON));
+	}
+
+	@Test
+	void shouldPageBindings() throws Exception {
+		given(this.listings.listing(Lookup.BINDINGS, "alice", 2)).willReturn(new Listings.Listing<>(new Page<>(
+				java.util.List.of(new BindingView("bob", "v1", 1), new BindingView("carol", "v2", 2)), "carol"),
+				java.util.List.of("host-a:8080", "host-b:8080")));
+
+		this.mvc.perform(get("/api/bindings").param("after", "alice").param("limit", "2"))
+			.andExpect(status().isOk())
+			.andExpect(header().string("X-ValueGuard-Served-By", "host-a:8080, host-b:8080"))
+			.andExpect(jsonPath("$.items[0].key").value("bob"))
+			.andExpect(jsonPath("$.items[1].key").value("carol"))
+			.andExpect(jsonPath("$.next").value("carol"));
+	}
+
+	@Test
+	void shouldAnswer400ProblemWhenClaimIsInvalid() throws Exception {
+		given(this.publisher.publish(eq("alice"), anyString()))
+			.willThrow(new ClaimPublisher.InvalidClaimException(ClaimRejection.VALUE_TOO_LONG));
+
+		this.mvc.perform(put("/api/bindings/alice").contentType(MediaType.TEXT_PLAIN).content("x".repeat(2000)))
+			.andExpect(status().isBadRequest())
+			.andExpect(content().contentTypeCompatibleWith(MediaType.APPLICATION_PROBLEM_JSON))
+			.andExpect(jsonPath("$.status").value(400))
+			.andExpect(jsonPath("$.type").value("https://valueguard.io/problems/invalid-claim"))
+			.andExpect(jsonPath("$.reason").value("VALUE_TOO_LONG"))
+			.andExpect(jsonPath("$.instance").value("/api/bindings/alice"));
+	}
+
+	@Test
+	void shouldAnswer404ProblemWhenNothingIsBound() throws Exception {
+		given(this.router.owner("phone", null)).willReturn(new Answer<>(null, "host-b:8080", null));
+
+		this.mvc.perform(get("/api/owners/phone"))
+			.andExpect(status().isNotFound())
+			.andExpect(header().string("X-ValueGuard-Served-By", "host-b:8080"))
+			.andExpect(content().contentTypeCompatibleWith(MediaType.APPLICATION_PROBLEM_JSON))
+			.andExpect(jsonPath("$.title").value("Not found"))
+			.andExpect(jsonPath("$.detail").value("No owner for value 'phone'"));
+	}
+
+	@Test
+	void shouldAnswer503WithRetryAfterWhenStoreIsUnavailable() throws Exception {
+		given(this.router.binding(anyString(), isNull())).willThrow(
+				new StoreUnavailableException("bindings", "rebalancing", java.time.Duration.ofSeconds(5)));
+
+		this.mvc.perform(get("/api/bindings/alice"))
+			.andExpect(status().isServiceUnavailable())
+			.andExpect(header().string("Retry-After", "2"))
+			.andExpect(content().contentTypeCompatibleWith(MediaType.APPLICATION_PROBLEM_JSON))
+			.andExpect(jsonPath("$.type").value("https://valueguard.io/problems/store-unavailable"));
+	}
+
+	@Test
+	void shouldAnswer415ProblemWhenBodyIsNotText() throws Exception {
+		this.mvc.perform(put("/api/bindings/alice").contentType(MediaType.APPLICATION_JSON).content("{}"))
+			.andExpect(status().isUnsupportedMediaType())
+			.andExpect(content().contentTypeCompatibleWith(MediaType.APPLICATION_PROBLEM_JSON));
+	}
+
+	@Test
+	void shouldAnswerTheRulingWhenAskedToWait() throws Exception {
+		ClaimPublisher.Receipt receipt = new ClaimPublisher.Receipt("bob", "phone", "valueguard.claims", 1, 7, 2000);
+		given(this.publisher.publish("bob", "phone")).willReturn(receipt);
+		given(this.rulings.awaitClaim(receipt, java.time.Duration.ofSeconds(5))).willReturn(new Ruling("bob", "phone",
+				2000, Ruling.Outcome.LOST, new Ruling.Holder("alice", 3000)));
+
+		this.mvc.perform(put("/api/bindings/bob").param("wait", "5s").contentType(MediaType.TEXT_PLAIN).content("phone"))
+			.andExpect(status().isOk())
+			.andExpect(jsonPath("$.outcome").value("LOST"))
+			.andExpect(jsonPath("$.owner.key").value("alice"))
+			.andExpect(jsonPath("$.owner.timestamp").value(3000));
+	}
+
+	@Test
+	void shouldAcceptAsWithoutWaitWhenNoRulingCame() throws Exception {
+		ClaimPublisher.Receipt receipt = new ClaimPublisher.Receipt("bob", "phone", "valueguard.claims", 1, 7, 2000);
+		given(this.publisher.publish("bob", "phone")).willReturn(receipt);
+
+		this.mvc.perform(put("/api/bindings/bob").param("wait", "200ms").contentType(MediaType.TEXT_PLAIN).content("phone"))
+			.andExpect(status().isAccepted())
+			.andExpect(header().string("Location", "/api/bindings/bob"));
+	}
+
+	@Test
+	void shouldRefuseAWaitThatIsNotADurationOrTooLong() throws Exception {
+		this.mvc.perform(put("/api/bindings/bob").param("wait", "soon").contentType(MediaType.TEXT_PLAIN).content("x"))
+			.andExpect(status().isBadRequest())
+			.andExpect(jsonPath("$.type").value("https://valueguard.io/problems/invalid-request"));
+		this.mvc.perform(put("/api/bindings/bob").param("wait", "31s").contentType(MediaType.TEXT_PLAIN).content("x"))
+			.andExpect(status().isBadRequest());
+		verifyNoInteractions(this.publisher);
+	}
+
+}

@@ -1,0 +1,397 @@
+package io.valueguard.store;
+
+import java.nio.file.Files;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import java.util.Set;
+
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.errors.StreamsException;
+import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.processor.PunctuationType;
+import org.apache.kafka.streams.processor.Punctuator;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.ProcessorSupplier;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.processor.internals.InternalProcessorContext;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.StoreBuilder;
+import org.apache.kafka.streams.state.Stores;
+import org.assertj.core.groups.Tuple;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.mockito.ArgumentCaptor;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
+import static org.mockito.ArgumentMatchers.anyString;
+import static org.mockito.ArgumentMatchers.eq;
+import static org.mockito.Mockito.doThrow;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.never;
+import static org.mockito.Mockito.times;
+import static org.mockito.Mockito.verify;
+import static org.mockito.Mockito.when;
+
+/**
+ * The table in a real task, over a RocksDB store with a changelog: a processor runs each input record's commands
+ * ({@code put:key:value}, {@code get:key} through the table, {@code stored:key} straight from the store, {@code fill}
+ * for as many writes of other keys as go straight to the store after a commit, comma separated) and forwards what it
+ * read as {@code key=value}. The driver commits after every input record, which is when the table writes.
+ */
+class WriteBehindTableTests {
+
+	private static final String CHANGELOG = "write-behind-test-entries-changelog";
+
+	private final TopologyTestDriver driver;
+
+	private final TestInputTopic<String, String> input;
+
+	private final TestOutputTopic<String, String> reads;
+
+	private final TestOutputTopic<String, String> changelog;
+
+	/** How many entries the tables of the tests' stage remember together. */
+	private static final int RECENT = 100;
+
+	/** Builds the tables of one stage, as Kafka Streams builds one per task: they share {@link #RECENT}. */
+	private final StoreBuilder<WriteBehindTable<String, String>> tables = WriteBehindTable.builder("entries", RECENT);
+
+	private final WriteBehindTable<String, String> table = this.tables.build();
+
+	@SuppressWarnings("unchecked")
+	private final InternalProcessorContext<String, String> context = mock(InternalProcessorContext.class);
+
+	@SuppressWarnings("unchecked")
+	private final KeyValueStore<String, String> store = mock(KeyValueStore.class);
+
+	WriteBehindTableTests() throws Exception {
+		StreamsBuilder builder = new StreamsBuilder();
+		builder.stream("in", Consumed.with(Serdes.String(), Serdes.String()))
+			.process(new Commands())
+			.to("reads", Produced.with(Serdes.String(), Serdes.String()));
+		Properties config = new Properties();
+		config.put(StreamsConfig.APPLICATION_ID_CONFIG, "write-behind-test");
+		config.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+		config.put(StreamsConfig.STATE_DIR_CONFIG, Files.createTempDirectory("write-behind").toString());
+		this.driver = new TopologyTestDriver(builder.build(), config, Instant.ofEpochMilli(1_000_000));
+		this.input = this.driver.createInputTopic("in", new StringSerializer(), new StringSerializer());
+		this.reads = this.driver.createOutputTopic("reads", new StringDeserializer(), new StringDeserializer());
+		this.changelog = this.driver.createOutputTopic(CHANGELOG, new StringDeserializer(), new StringDeserializer());
+	}
+
+	@AfterEach
+	void close() {
+		this.driver.close();
+	}
+
+	@Test
+	void shouldWriteStraightToTheStoreWhileACommitHasFewWrites() {
+		this.input.pipeInput("x", "put:a:1,stored:a", 500);
+		this.input.pipeInput("x", "put:a:2,stored:a", 600);
+
+		assertThat(this.reads.readValuesToList()).containsExactly("a=1", "a=2");
+		assertThat(this.changelog.readValuesToList()).containsExactly("1", "2");
+	}
+
+	@Test
+	void shouldWriteAnEntryOnceWhenTheTaskCommitsOnceManyWritesWait() {
+		this.input.pipeInput("x", "fill,put:a:1,put:b:1,put:a:2,put:a:3,stored:a", 500);
+
+		assertThat(this.reads.readValuesToList()).containsExactly("a=null");
+		assertThat(changelogOf("a", "b")).containsExactlyInAnyOrder(tuple("a", "3", 500L), tuple("b", "1", 500L));
+		assertThat(this.driver.<String, String>getKeyValueStore("entries").get("a")).isEqualTo("3");
+	}
+
+	@Test
+	void shouldReadItsOwnWritesBeforeTheStoreHasThem() {
+		this.input.pipeInput("x", "put:a:1", 500);
+		this.input.pipeInput("x", "fill,put:a:2,get:a,stored:a,get:b", 600);
+
+		assertThat(this.reads.readValuesToList()).containsExactly("a=2", "a=1", "b=null");
+	}
+
+	@Test
+	void shouldWriteEachEntryWithTheTimestampOfTheRecordThatMadeIt() {
+		this.input.pipeInput("x", "fill,put:a:1", 500);
+		this.input.pipeInput("x", "fill,put:a:2", 700);
+
+		assertThat(changelogOf("a")).containsExactly(tuple("a", "1", 500L), tuple("a", "2", 700L));
+	}
+
+	@Test
+	void shouldWriteAsSoonAsTheMostEntriesWait() {
+		StringBuilder commands = new StringBuilder("fill,");
+		for (int i = 0; i < WriteBehindTable.MAX_PENDING; i++) {
+			commands.append("put:k").append(i).append(":v,");
+		}
+		commands.append("put:k0:w,stored:k0,stored:k1");
+
+		this.input.pipeInput("x", commands.toString(), 500);
+
+		// the last of MAX_PENDING writes wrote them all, before the record was done; k0's second write waited
+		assertThat(this.reads.readValuesToList()).containsExactly("k0=v", "k1=v");
+		assertThat(this.driver.<String, String>getKeyValueStore("entries").get("k0")).isEqualTo("w");
+	}
+
+	private List<Tuple> changelogOf(String... keys) {
+		Set<String> wanted = Set.of(keys);
+		return this.changelog.readRecordsToList()
+			.stream()
+			.filter((record) -> wanted.contains(record.key()))
+			.map((record) -> tuple(record.key(), record.value(), record.timestamp()))
+			.toList();
+	}
+
+	@Test
+	void shouldWriteWhatWaitedTheLongestDelayWhenTheTaskDoesNotCommit() {
+		Punctuator check = connectToMocks();
+		long delay = WriteBehindTable.MAX_DELAY.toMillis();
+		fill(this.table);
+		when(this.context.currentSystemTimeMs()).thenReturn(10_000L);
+		this.table.put("a", "1");
+		when(this.context.currentSystemTimeMs()).thenReturn(10_000L + delay / 2);
+		this.table.put("b", "1");
+
+		check.punctuate(10_000L + delay - 1);
+		verify(this.store, never()).put("a", "1");
+		check.punctuate(10_000L + delay);
+
+		verify(this.store).put("a", "1");
+		verify(this.store).put("b", "1");
+		assertThat(this.table.pending()).isZero();
+	}
+
+	@Test
+	void shouldKeepWritesWaitingAfterACommitWithMoreWritesThanGoStraightToTheStore() {
+		connectToMocks();
+		fill(this.table);
+		this.table.put("a", "1");
+		verify(this.store, never()).put("a", "1");
+
+		this.table.flushCache();
+		verify(this.store).put("a", "1");
+		this.table.put("b", "1");
+
+		verify(this.store, never()).put("b", "1");
+		assertThat(this.table.pending()).isOne();
+	}
+
+	@Test
+	void shouldWriteStraightToTheStoreAgainAfterACommitWithFewWrites() {
+		connectToMocks();
+		fill(this.table);
+		this.table.put("a", "1");
+		this.table.flushCache();
+		this.table.put("b", "1");
+		this.table.flushCache();
+		verify(this.store).put("b", "1");
+
+		this.table.put("c", "1");
+
+		verify(this.store).put("c", "1");
+		assertThat(this.table.pending()).isZero();
+	}
+
+	/**
+	 * The scheduled write, with the whole cluster gone: the changelog send gives up waiting for metadata, and the
+	 * write stays, whole, for the next attempt.
+	 */
+	@Test
+	void shouldKeepWritesWhenKafkaDoesNotAnswerInTime() {
+		Punctuator check = connectToMocks();
+		fill(this.table);
+		this.table.put("a", "1");
+		doThrow(new StreamsException("Exception caught while punctuating",
+				new TimeoutException("Topic changelog not present in metadata after 60000 ms.")))
+			.doNothing()
+			.when(this.store)
+			.put("a", "1");
+		long delay = WriteBehindTable.MAX_DELAY.toMillis();
+
+		check.punctuate(delay);
+		assertThat(this.table.pending()).isOne();
+		check.punctuate(delay + 100);
+
+		verify(this.store, times(2)).put("a", "1");
+		assertThat(this.table.pending()).isZero();
+	}
+
+	@Test
+	void shouldDropWhatWaitsWhenTheTaskFails() {
+		connectToMocks();
+		fill(this.table);
+		this.table.put("a", "1");
+
+		this.table.clearCache();
+		this.table.flushCache();
+
+		verify(this.store, never()).put("a", "1");
+		assertThat(this.table.get("a")).isNull();
+	}
+
+	@Test
+	void shouldReadWhatItReadOrWroteLatelyWithoutTheStore() {
+		connectToMocks();
+		when(this.store.get("a")).thenReturn("1");
+
+		assertThat(this.table.get("a")).isEqualTo("1");
+		assertThat(this.table.get("a")).isEqualTo("1");
+		this.table.put("b", "2");
+		assertThat(this.table.get("b")).isEqualTo("2");
+
+		verify(this.store, times(1)).get("a");
+		verify(this.store, never()).get("b");
+	}
+
+	@Test
+	void shouldForgetWhatItReadOnceItRemembersTheMostEntries() {
+		connectToMocks();
+		storeHoldsEveryKey();
+		this.table.get("a");
+
+		readOthers("other-", RECENT);
+
+		assertThat(this.table.get("a")).isEqualTo("stored-a");
+		verify(this.store, times(2)).get("a");
+	}
+
+	@Test
+	void shouldReadAPendingWriteAfterForgettingTheRecentEntries() {
+		connectToMocks();
+		storeHoldsEveryKey();
+		fill(this.table);
+		this.table.put("a", "1");
+
+		readOthers("other-", RECENT);
+
+		assertThat(this.table.get("a")).isEqualTo("1");
+		verify(this.store, never()).get("a");
+	}
+
+	@Test
+	@SuppressWarnings("unchecked")
+	void shouldShareTheStagesLimitWithTheTablesOfItsOtherTasks() {
+		connectToMocks();
+		storeHoldsEveryKey();
+		WriteBehindTable<String, String> other = this.tables.build();
+		other.connect(mock(InternalProcessorContext.class), mock(KeyValueStore.class));
+		this.table.get("a");
+		readOthers("other-", RECENT / 2 - 1);
+		this.table.get("a");
+		verify(this.store, times(1)).get("a");
+
+		this.table.get("one-too-many");
+		this.table.get("a");
+		verify(this.store, times(2)).get("a");
+
+		other.close();
+		readOthers("more-", RECENT / 2 - 1);
+		this.table.get("a");
+		verify(this.store, times(2)).get("a");
+	}
+
+	/** The store goes back to the task's last commit; what the table remembers of later writes must not outlive it. */
+	@Test
+	void shouldForgetWhatItRemembersWhenTheTaskFails() {
+		connectToMocks();
+		this.table.put("a", "1");
+		when(this.store.get("a")).thenReturn("0");
+
+		this.table.clearCache();
+
+		assertThat(this.table.get("a")).isEqualTo("0");
+	}
+
+	private void storeHoldsEveryKey() {
+		when(this.store.get(anyString())).thenAnswer((read) -> "stored-" + read.getArgument(0));
+	}
+
+	/** Reads {@code count} keys through {@link #table} that the test does not look at again. */
+	private void readOthers(String prefix, int count) {
+		for (int i = 0; i < count; i++) {
+			this.table.get(prefix + i);
+		}
+	}
+
+	/** Connects {@link #table} to a mocked task and store; returns its scheduled check. */
+	private Punctuator connectToMocks() {
+		this.table.connect(this.context, this.store);
+		ArgumentCaptor<Punctuator> check = ArgumentCaptor.forClass(Punctuator.class);
+		verify(this.context).schedule(eq(WriteBehindTable.CHECK_INTERVAL), eq(PunctuationType.WALL_CLOCK_TIME),
+				check.capture());
+		return check.getValue();
+	}
+
+	/** As many writes of other keys as go straight to the store after a commit: the next ones wait. */
+	private static void fill(StateTable<String, String> table) {
+		for (int i = 0; i < WriteBehindTable.WRITE_THROUGH; i++) {
+			table.put("fill-" + i, "x");
+		}
+	}
+
+	private static final class Commands implements ProcessorSupplier<String, String, String, String> {
+
+		private final StoreBuilder<KeyValueStore<String, String>> store = Stores
+			.keyValueStoreBuilder(Stores.persistentKeyValueStore("entries"), Serdes.String(), Serdes.String());
+
+		private final StoreBuilder<WriteBehindTable<String, String>> table = WriteBehindTable
+			.builder("entries-pending-writes", RECENT);
+
+		@Override
+		public Set<StoreBuilder<?>> stores() {
+			return Set.of(this.store, this.table);
+		}
+
+		@Override
+		public Processor<String, String, String, String> get() {
+			return new Processor<>() {
+
+				private ProcessorContext<String, String> context;
+
+				private KeyValueStore<String, String> store;
+
+				private WriteBehindTable<String, String> table;
+
+				@Override
+				public void init(ProcessorContext<String, String> context) {
+					this.context = context;
+					this.store = context.getStateStore("entries");
+					this.table = context.getStateStore("entries-pending-writes");
+					this.table.connect(context, this.store);
+				}
+
+				@Override
+				public void process(Record<String, String> record) {
+					List<String> read = new ArrayList<>();
+					for (String command : record.value().split(",")) {
+						String[] fields = command.split(":");
+						switch (fields[0]) {
+							case "fill" -> fill(this.table);
+							case "put" -> this.table.put(fields[1], fields[2]);
+							case "get" -> read.add(fields[1] + "=" + this.table.get(fields[1]));
+							case "stored" -> read.add(fields[1] + "=" + this.store.get(fields[1]));
+							default -> throw new IllegalArgumentException(command);
+						}
+					}
+					read.forEach((entry) -> this.context.forward(record.withValue(entry)));
+				}
+
+			};
+		}
+
+	}
+
+}
