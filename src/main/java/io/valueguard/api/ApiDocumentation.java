@@ -33,7 +33,11 @@ class ApiDocumentation {
 	private static final String PROBLEM = "Problem";
 
 	/** Problem types by kind, as ProblemHandler and ContainerProblemValve write them. */
-	private static final Map<String, String> PROBLEM_TYPES = Map.of("invalid-claim",
+	private static final Map<String, String> PROBLEM_TYPES = Map.of("unauthorized",
+			"401 with WWW-Authenticate: no credentials, or credentials the API refuses (when it is secured)",
+			"forbidden", "403: the credentials lack the authority this request needs, or may not use this key",
+			"payload-too-large", "413: the body is larger than valueguard.limits.max-request-bytes",
+			"invalid-claim",
 			"400: the key or value is not a valid claim; `reason` names the rule (MISSING_KEY, KEY_TOO_LONG, "
 					+ "EMPTY_VALUE, VALUE_TOO_LONG, VALUE_NOT_UTF8); nothing was produced",
 			"invalid-request", "400: a parameter is out of range, or the request could not be read",
@@ -86,6 +90,13 @@ class ApiDocumentation {
 					if (method == PathItem.HttpMethod.GET && input) {
 						problem(operation, "404", "Nothing bound to the key, or nobody owns the value (problem "
 								+ "type not-found); lookups of one key or value only");
+					}
+					problem(operation, "401", "No credentials, or refused ones, when the API is secured (problem "
+							+ "type unauthorized)");
+					problem(operation, "403", "The credentials may not do this, or not for this key (problem type "
+							+ "forbidden)");
+					if (operation.getRequestBody() != null) {
+						problem(operation, "413", "The body is too large (problem type payload-too-large)");
 					}
 					problem(operation, "503", "Unavailable, retry after the Retry-After header "
 							+ "(problem types store-unavailable, kafka-unavailable)");

@@ -1,8 +1,11 @@
 package io.valueguard.api;
 
 import java.time.Duration;
+import java.util.concurrent.Semaphore;
+import java.util.function.Supplier;
 
 import io.valueguard.claims.ClaimPublisher;
+import io.valueguard.config.QueryProperties;
 import io.valueguard.owners.ClaimOrder;
 import io.valueguard.routing.ClaimView;
 import io.valueguard.routing.LookupRouter;
@@ -29,12 +32,44 @@ class ClaimRulings {
 
 	private final LookupRouter router;
 
-	ClaimRulings(LookupRouter router) {
+	/** One permit per request that may wait at once ({@code valueguard.query.max-waiting}). */
+	private final Semaphore waiting;
+
+	ClaimRulings(LookupRouter router, QueryProperties properties) {
 		this.router = router;
+		this.waiting = new Semaphore(properties.maxWaiting());
 	}
 
-	/** The ruling on the claim the receipt names, or null when there was none within {@code wait}. */
+	/**
+	 * The ruling on the claim the receipt names, or null when there was none within {@code wait}, or when as many
+	 * requests wait already as may: the claim is published either way, and its caller gets a 202.
+	 */
 	@Nullable Ruling awaitClaim(ClaimPublisher.Receipt receipt, Duration wait) {
+		if (!this.waiting.tryAcquire()) {
+			return null;
+		}
+		try {
+			return ruling(receipt, wait);
+		}
+		finally {
+			this.waiting.release();
+		}
+	}
+
+	/** The release the receipt names once it has taken effect; null as for {@link #awaitClaim}. */
+	@Nullable Release awaitRelease(ClaimPublisher.Receipt receipt, Duration wait) {
+		if (!this.waiting.tryAcquire()) {
+			return null;
+		}
+		try {
+			return release(receipt, wait);
+		}
+		finally {
+			this.waiting.release();
+		}
+	}
+
+	private @Nullable Ruling ruling(ClaimPublisher.Receipt receipt, Duration wait) {
 		String value = receipt.value();
 		long deadline = System.nanoTime() + wait.toNanos();
 		do {
@@ -52,8 +87,7 @@ class ClaimRulings {
 		return null;
 	}
 
-	/** The release the receipt names once it has taken effect, or null when it had not within {@code wait}. */
-	@Nullable Release awaitRelease(ClaimPublisher.Receipt receipt, Duration wait) {
+	private @Nullable Release release(ClaimPublisher.Receipt receipt, Duration wait) {
 		long deadline = System.nanoTime() + wait.toNanos();
 		do {
 			ClaimView claim = read(() -> this.router.claim(receipt.key(), null).entry());
@@ -85,7 +119,7 @@ class ClaimRulings {
 	}
 
 	/** A read that may not be possible right now (a rebalance, a restore): then there is no answer yet. */
-	private static <T> @Nullable T read(java.util.function.Supplier<@Nullable T> lookup) {
+	private static <T> @Nullable T read(Supplier<@Nullable T> lookup) {
 		try {
 			return lookup.get();
 		}

@@ -6,13 +6,17 @@ import io.valueguard.routing.ProblemTypes;
 import io.valueguard.routing.StoreUnavailableException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
+import org.springframework.http.HttpStatusCode;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
+import org.springframework.http.converter.HttpMessageNotReadableException;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
+import org.springframework.web.context.request.WebRequest;
 import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExceptionHandler;
 
 /**
@@ -56,6 +60,18 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
 	ResponseEntity<ProblemDetail> invalidRequest(InvalidRequestException ex) {
 		return ResponseEntity.of(problem(HttpStatus.BAD_REQUEST, "invalid-request", "Invalid request", ex.getMessage()))
 			.build();
+	}
+
+	@Override
+	protected @Nullable ResponseEntity<Object> handleHttpMessageNotReadable(HttpMessageNotReadableException ex,
+			HttpHeaders headers, HttpStatusCode status, WebRequest request) {
+		if (ex.getCause() instanceof RequestSizeLimit.TooLarge tooLarge) {
+			return ResponseEntity.status(HttpStatus.CONTENT_TOO_LARGE)
+				.header(HttpHeaders.CONNECTION, "close")
+				.body(problem(HttpStatus.CONTENT_TOO_LARGE, "payload-too-large", "Payload too large",
+						tooLarge.getMessage()));
+		}
+		return super.handleHttpMessageNotReadable(ex, headers, status, request);
 	}
 
 	@ExceptionHandler(RuntimeException.class)

@@ -23,6 +23,8 @@ import org.springframework.validation.annotation.Validated;
  * @param maxPageSize the largest {@code limit} a listing accepts
  * @param maxWait the longest {@code ?wait=} a synchronous claim or release may ask for
  * @param maxBatchSize the most keys or values one batch lookup may ask for
+ * @param maxWaiting the most synchronous claims and releases ({@code ?wait=}) that may wait at once, each holding a
+ * request thread; beyond it a write is still published and answered 202 at once, so that lookups keep their threads
  */
 @ConfigurationProperties("valueguard.query")
 @Validated
@@ -30,6 +32,7 @@ public record QueryProperties(@DefaultValue("5s") Duration retryBudget, @Default
 		@DefaultValue("1s") Duration connectTimeout, @DefaultValue("3s") Duration readTimeout,
 		@DefaultValue("0s") Duration remoteCacheTtl, @DefaultValue("10000") @Min(1) int remoteCacheSize,
 		@DefaultValue("1s") Duration lagRefreshInterval, @DefaultValue("1000") @Min(1) @Max(100_000) int maxPageSize,
-		@DefaultValue("30s") Duration maxWait, @DefaultValue("1000") @Min(1) @Max(100_000) int maxBatchSize) {
+		@DefaultValue("30s") Duration maxWait, @DefaultValue("1000") @Min(1) @Max(100_000) int maxBatchSize,
+		@DefaultValue("100") @Min(0) int maxWaiting) {
 
 }

@@ -111,8 +111,19 @@ public record ValueGuardProperties(@DefaultValue("valueguard") @NotBlank String 
 	 * @param format {@code text} (the default): the record value is the claimed value; {@code json}: the record value
 	 * is a JSON document and the claimed value is at {@code value-pointer}
 	 * @param valuePointer with {@code json}, the RFC 6901 JSON Pointer to the claimed value, such as {@code /email}
+	 * @param maxClockSkew how far ahead of the broker's clock a claim's timestamp may be: ValueGuard creates the claims
+	 * topic with it as {@code message.timestamp.after.max.ms}, so that the broker refuses claims from a producer whose
+	 * clock runs ahead (docs/design.md, "Clocks")
 	 */
-	public record Claims(@DefaultValue("text") ClaimEncoding format, @DefaultValue("") String valuePointer) {
+	public record Claims(@DefaultValue("text") ClaimEncoding format, @DefaultValue("") String valuePointer,
+			@DefaultValue("1m") Duration maxClockSkew) {
+
+		public Claims {
+			if (maxClockSkew.isNegative() || maxClockSkew.isZero()) {
+				throw new IllegalArgumentException("valueguard.claims.max-clock-skew must be positive, not "
+						+ maxClockSkew);
+			}
+		}
 
 	}
 
@@ -141,9 +152,19 @@ public record ValueGuardProperties(@DefaultValue("valueguard") @NotBlank String 
 	/**
 	 * @param maxKeyBytes longest valid key, in UTF-8 bytes
 	 * @param maxValueBytes longest valid value, in UTF-8 bytes
+	 * @param maxRequestBytes the largest HTTP request body accepted; a larger one is refused with 413 before it is
+	 * read whole
 	 */
 	public record Limits(@DefaultValue("1024") @Min(1) @Max(1_000_000) int maxKeyBytes,
-			@DefaultValue("1024") @Min(1) @Max(1_000_000) int maxValueBytes) {
+			@DefaultValue("1024") @Min(1) @Max(1_000_000) int maxValueBytes,
+			@DefaultValue("1MB") DataSize maxRequestBytes) {
+
+		public Limits {
+			if (maxRequestBytes.toBytes() < 1 || maxRequestBytes.toBytes() > Integer.MAX_VALUE) {
+				throw new IllegalArgumentException("valueguard.limits.max-request-bytes must be between 1B and 2GB, not "
+						+ maxRequestBytes);
+			}
+		}
 
 	}
 

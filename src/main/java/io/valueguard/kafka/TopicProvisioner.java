@@ -14,9 +14,12 @@ import io.valueguard.config.ValueGuardProperties;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.KafkaFuture;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.errors.TopicExistsException;
@@ -63,8 +66,12 @@ public class TopicProvisioner {
 
 	private int provision(Admin admin) {
 		ValueGuardProperties.Topics topics = this.properties.topics();
-		int claimsPartitions = describe(admin, topics.claims()).map((d) -> d.partitions().size())
-			.orElseGet(() -> create(admin, topics.claims(), topics.partitions(), Map.of()));
+		long maxSkew = this.properties.claims().maxClockSkew().toMillis();
+		Optional<TopicDescription> existingClaims = describe(admin, topics.claims());
+		existingClaims.ifPresent((existing) -> checkClockBound(admin, topics.claims(), maxSkew));
+		int claimsPartitions = existingClaims.map((d) -> d.partitions().size())
+			.orElseGet(() -> create(admin, topics.claims(), topics.partitions(),
+					Map.of(TopicConfig.MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG, Long.toString(maxSkew))));
 		String feedback = this.properties.evictionFeedbackTopic();
 		Optional<TopicDescription> existingFeedback = describe(admin, feedback);
 		if (existingFeedback.isPresent()) {
@@ -87,6 +94,33 @@ public class TopicProvisioner {
 		ensure(admin, topics.evictions(), topics.partitions(), Map.of());
 		ensure(admin, topics.dlq(), topics.partitions(), Map.of());
 		return claimsPartitions;
+	}
+
+	/**
+	 * A claims topic that lets records further ahead of the broker's clock than {@code valueguard.claims.max-clock-skew}
+	 * lets a producer whose clock runs ahead win races it should lose: one WARN naming the setting to change. Checked,
+	 * not changed: the topic may be another team's.
+	 */
+	private void checkClockBound(Admin admin, String topic, long maxSkew) {
+		ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+		try {
+			Config config = await(admin.describeConfigs(Set.of(resource)).all(), "describe the configs of '" + topic + "'")
+				.get(resource);
+			ConfigEntry bound = (config != null) ? config.get(TopicConfig.MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG) : null;
+			long allowed = (bound != null && bound.value() != null) ? Long.parseLong(bound.value()) : Long.MAX_VALUE;
+			if (allowed > maxSkew) {
+				logger.warn("The claims topic '" + topic + "' accepts records up to " + allowed + " ms ahead of the "
+						+ "broker's clock, more than valueguard.claims.max-clock-skew (" + maxSkew + " ms): a producer "
+						+ "whose clock runs ahead wins every race until its timestamps pass. Set the topic's "
+						+ TopicConfig.MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG + " to " + maxSkew + " (kafka-configs.sh "
+						+ "--alter --entity-type topics --entity-name " + topic + " --add-config "
+						+ TopicConfig.MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG + "=" + maxSkew + ")");
+			}
+		}
+		catch (IllegalStateException | NumberFormatException ex) {
+			logger.warn("Could not check how far ahead of the broker's clock the claims topic '" + topic
+					+ "' accepts records (" + ex.getMessage() + "); docs/security.md says what to set");
+		}
 	}
 
 	private void ensure(Admin admin, String topic, int partitions, Map<String, String> configs) {

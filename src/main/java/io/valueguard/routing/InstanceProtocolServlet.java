@@ -70,9 +70,19 @@ final class InstanceProtocolServlet extends HttpServlet {
 
 	private final transient QueryProperties properties;
 
+	private final transient @Nullable RequestSignature signature;
+
+	private final int maxBodyBytes;
+
+	/**
+	 * @param maxBodyBytes the largest body accepted ({@code valueguard.limits.max-request-bytes})
+	 * @param signature what a request must carry, or null when instances trust each other's network
+	 */
 	InstanceProtocolServlet(LookupRouter router, Listings listings, InstanceReports reports,
-			QueryProperties properties) {
+			QueryProperties properties, int maxBodyBytes, @Nullable RequestSignature signature) {
 		this.router = router;
+		this.maxBodyBytes = maxBodyBytes;
+		this.signature = signature;
 		this.listings = listings;
 		this.reports = reports;
 		this.properties = properties;
@@ -95,11 +105,19 @@ final class InstanceProtocolServlet extends HttpServlet {
 		String path = Objects.requireNonNullElse(request.getPathInfo(), "");
 		String method = request.getMethod();
 		try {
+			byte[] body = method.equals("POST") ? request.getInputStream().readNBytes(this.maxBodyBytes + 1) : null;
+			String refusal = (this.signature != null) ? this.signature.refusal(request.getHeader(RequestSignature.HEADER),
+					method, request.getRequestURI(), request.getQueryString(), body) : null;
+			if (refusal != null) {
+				response.setHeader(HttpHeaders.WWW_AUTHENTICATE, "ValueGuard-Signature");
+				problem(response, 401, "unauthorized", "Unauthorized", refusal);
+				return;
+			}
 			if (path.startsWith(LOOKUP) && method.equals("GET")) {
 				lookup(request, response, named(LOOKUPS, path.substring(LOOKUP.length())));
 			}
 			else if (path.startsWith(LOOKUP) && method.equals("POST")) {
-				json(response, this.router.localShare(named(LOOKUPS, path.substring(LOOKUP.length())), keys(request)));
+				json(response, this.router.localShare(named(LOOKUPS, path.substring(LOOKUP.length())), keys(body)));
 			}
 			else if (path.startsWith(PAGE) && method.equals("GET")) {
 				json(response, this.listings.local(named(LISTINGS, path.substring(PAGE.length())),
@@ -187,10 +205,13 @@ final class InstanceProtocolServlet extends HttpServlet {
 				+ limit + "'");
 	}
 
-	private List<String> keys(HttpServletRequest request) throws IOException {
+	private List<String> keys(byte[] body) {
+		if (body.length > this.maxBodyBytes) {
+			throw new BadRequest(400, "a batch lookup takes at most " + this.maxBodyBytes + " bytes");
+		}
 		String[] keys;
 		try {
-			keys = JSON.readValue(request.getInputStream(), String[].class);
+			keys = JSON.readValue(body, String[].class);
 		}
 		catch (JacksonException ex) {
 			throw new BadRequest(400, "a batch lookup takes a JSON array of strings");

@@ -12,6 +12,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
 import io.valueguard.config.QueryProperties;
+import io.valueguard.config.SecurityProperties;
 import org.apache.hc.client5.http.classic.methods.HttpGet;
 import org.apache.hc.client5.http.config.ConnectionConfig;
 import org.apache.hc.client5.http.config.RequestConfig;
@@ -34,6 +35,7 @@ import tools.jackson.databind.json.JsonMapper;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.core.ParameterizedTypeReference;
 import org.springframework.core.ResolvableType;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.client.HttpComponentsClientHttpRequestFactory;
@@ -70,6 +72,8 @@ class RemoteInstances implements DisposableBean {
 
 	private final RestClient client;
 
+	private final @Nullable RequestSignature signature;
+
 	private final CloseableHttpClient http;
 
 	private final ExecutorService fanOut = Executors.newFixedThreadPool(8, (task) -> {
@@ -78,7 +82,8 @@ class RemoteInstances implements DisposableBean {
 		return thread;
 	});
 
-	RemoteInstances(QueryProperties properties) {
+	RemoteInstances(QueryProperties properties, SecurityProperties security) {
+		this.signature = RequestSignature.of(security);
 		ConnectionConfig connections = ConnectionConfig.custom()
 			.setConnectTimeout(timeout(properties.connectTimeout()))
 			.setSocketTimeout(timeout(properties.readTimeout()))
@@ -138,7 +143,12 @@ class RemoteInstances implements DisposableBean {
 	 */
 	<T> Answer<T> lookup(HostInfo host, Lookup<?, T> view, String key, @Nullable Long maxLag) {
 		// the query form: it carries every key, '/' included, which a path segment cannot
-		HttpGet request = new HttpGet(uri(host, view, maxLag, key));
+		URI uri = uri(host, view, maxLag, key);
+		HttpGet request = new HttpGet(uri);
+		String signed = sign("GET", uri, null);
+		if (signed != null) {
+			request.setHeader(RequestSignature.HEADER, signed);
+		}
 		request.setHeader("Accept", "application/json");
 		try {
 			return this.http.execute(request, (response) -> answer(host, view, response));
@@ -183,10 +193,12 @@ class RemoteInstances implements DisposableBean {
 		URI uri = URI.create(base(host) + InstanceProtocolServlet.LOOKUP + view.name());
 		ParameterizedTypeReference<Map<String, @Nullable T>> type = ParameterizedTypeReference
 			.forType(ResolvableType.forClassWithGenerics(Map.class, String.class, view.type()).getType());
+		byte[] body = JSON.writeValueAsBytes(keys);
 		return call(host, () -> this.client.post()
 			.uri(uri)
 			.contentType(MediaType.APPLICATION_JSON)
-			.body(keys)
+			.headers((headers) -> signed(headers, "POST", uri, body))
+			.body(body)
 			.exchange((request, response) -> {
 				if (response.getStatusCode().isSameCodeAs(HttpStatus.OK)) {
 					return response.bodyTo(type);
@@ -203,7 +215,10 @@ class RemoteInstances implements DisposableBean {
 			.encode()
 			.build()
 			.toUri();
-		return call(host, () -> this.client.get().uri(uri).exchange((request, response) -> {
+		return call(host, () -> this.client.get()
+			.uri(uri)
+			.headers((headers) -> signed(headers, "GET", uri, null))
+			.exchange((request, response) -> {
 				if (response.getStatusCode().isSameCodeAs(HttpStatus.OK)) {
 					return response.bodyTo(type);
 				}
@@ -215,8 +230,21 @@ class RemoteInstances implements DisposableBean {
 		URI uri = URI.create(base(host) + InstanceProtocolServlet.INSTANCE);
 		return call(host, () -> this.client.get()
 			.uri(uri)
+			.headers((headers) -> signed(headers, "GET", uri, null))
 			.retrieve()
 			.body(InstanceReport.class));
+	}
+
+	/** The signature header's value for a request, or null when no internal secret is set. */
+	private @Nullable String sign(String method, URI uri, byte @Nullable [] body) {
+		return (this.signature != null) ? this.signature.sign(method, uri.getRawPath(), uri.getRawQuery(), body) : null;
+	}
+
+	private void signed(HttpHeaders headers, String method, URI uri, byte @Nullable [] body) {
+		String signed = sign(method, uri, body);
+		if (signed != null) {
+			headers.set(RequestSignature.HEADER, signed);
+		}
 	}
 
 	/** Where the protocol lives on {@code host}. */

@@ -105,7 +105,7 @@ class ClaimFormatTests {
 	}
 
 	private static ClaimFormat json(String pointer) {
-		return ClaimFormat.of(new ValueGuardProperties.Claims(ClaimEncoding.JSON, pointer));
+		return ClaimFormat.of(new ValueGuardProperties.Claims(ClaimEncoding.JSON, pointer, java.time.Duration.ofMinutes(1)));
 	}
 
 	private static ClaimFormat.Reading read(ClaimFormat format, String value) {

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 
 import io.valueguard.config.QueryProperties;
+import io.valueguard.support.SecuritySettings;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.mock.web.MockHttpServletRequest;
@@ -17,6 +18,8 @@ import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.ArgumentMatchers.eq;
 import static org.mockito.ArgumentMatchers.isNull;
 import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.times;
+import static org.mockito.Mockito.verify;
 import static org.mockito.Mockito.verifyNoInteractions;
 import static org.mockito.Mockito.when;
 
@@ -31,7 +34,8 @@ class InstanceProtocolServletTests {
 
 	private final InstanceProtocolServlet servlet = new InstanceProtocolServlet(this.router, this.listings,
 			this.reports, new QueryProperties(Duration.ofSeconds(5), Duration.ofMillis(100), Duration.ofSeconds(1),
-					Duration.ofSeconds(3), Duration.ZERO, 10, Duration.ofSeconds(1), 100, Duration.ofSeconds(30), 3));
+					Duration.ofSeconds(3), Duration.ZERO, 10, Duration.ofSeconds(1), 100, Duration.ofSeconds(30), 3, 100),
+			1_000, null);
 
 	@Test
 	void shouldAnswerTheEntryAsJsonNamingThisInstance() throws Exception {
@@ -169,6 +173,77 @@ class InstanceProtocolServletTests {
 		assertProblem(call("GET", "/evict", null), 404, "No instance call GET /internal/evict");
 	}
 
+	@Test
+	void shouldRefuseRequestsWithoutAValidRecentSignatureWhenASecretIsSet() throws Exception {
+		MutableClock clock = new MutableClock(1_000_000);
+		RequestSignature signature = new RequestSignature(SecuritySettings.SECRET, 30_000, clock);
+		InstanceProtocolServlet signed = new InstanceProtocolServlet(this.router, this.listings, this.reports,
+				new QueryProperties(Duration.ofSeconds(5), Duration.ofMillis(100), Duration.ofSeconds(1),
+						Duration.ofSeconds(3), Duration.ZERO, 10, Duration.ofSeconds(1), 100, Duration.ofSeconds(30), 3,
+						100), 1_000, signature);
+		when(this.router.forwarded(Lookup.BINDINGS, "k", null)).thenReturn(new Answer<>(null, "b-host:8080", null));
+		String valid = signature.sign("GET", "/internal/lookup/bindings", "key=k", null);
+
+		assertProblem(call(signed, "GET", "/lookup/bindings", null, null, "key", "k"), 401, "needs the "
+				+ RequestSignature.HEADER);
+		assertThat(call(signed, "GET", "/lookup/bindings", null, valid, "key", "k").getStatus()).isEqualTo(404);
+		assertProblem(call(signed, "GET", "/lookup/bindings", null, valid, "key", "other"), 401,
+				"does not match the request");
+		assertProblem(call(signed, "GET", "/lookup/bindings", null, "t=1,s=forged", "key", "k"), 401,
+				"away from this instance's clock");
+		clock.advance(30_001);
+		assertProblem(call(signed, "GET", "/lookup/bindings", null, valid, "key", "k"), 401,
+				"more than 30000 ms away from this instance's clock");
+		verify(this.router, times(1)).forwarded(Lookup.BINDINGS, "k", null);
+	}
+
+	@Test
+	void shouldSignTheBodyOfABatch() throws Exception {
+		MutableClock clock = new MutableClock(1_000_000);
+		RequestSignature signature = new RequestSignature(SecuritySettings.SECRET, 30_000, clock);
+		String signedForOneBody = signature.sign("POST", "/internal/lookup/bindings", null,
+				"[\"alice\"]".getBytes(StandardCharsets.UTF_8));
+
+		assertThat(signature.refusal(signedForOneBody, "POST", "/internal/lookup/bindings", null,
+				"[\"mallory\"]".getBytes(StandardCharsets.UTF_8)))
+			.isEqualTo("The signature does not match the request");
+	}
+
+	/** A clock the test moves. */
+	private static final class MutableClock extends java.time.Clock {
+
+		private long millis;
+
+		MutableClock(long millis) {
+			this.millis = millis;
+		}
+
+		void advance(long by) {
+			this.millis += by;
+		}
+
+		@Override
+		public long millis() {
+			return this.millis;
+		}
+
+		@Override
+		public java.time.Instant instant() {
+			return java.time.Instant.ofEpochMilli(this.millis);
+		}
+
+		@Override
+		public java.time.ZoneId getZone() {
+			return java.time.ZoneOffset.UTC;
+		}
+
+		@Override
+		public java.time.Clock withZone(java.time.ZoneId zone) {
+			return this;
+		}
+
+	}
+
 	private MockHttpServletResponse get(String lookup, String... parameters) throws Exception {
 		return call("GET", InstanceProtocolServlet.LOOKUP + lookup, null, parameters);
 	}
@@ -179,19 +254,36 @@ class InstanceProtocolServletTests {
 
 	private MockHttpServletResponse call(String method, String path, String body, String... parameters)
 			throws Exception {
+		return call(this.servlet, method, path, body, null, parameters);
+	}
+
+	private static MockHttpServletResponse call(InstanceProtocolServlet servlet, String method, String path,
+			String body, String signature, String... parameters) throws Exception {
 		MockHttpServletRequest request = new MockHttpServletRequest(method, InstanceProtocolServlet.PATH + path);
 		request.setServletPath(InstanceProtocolServlet.PATH);
 		request.setPathInfo(path);
 		for (int i = 0; i < parameters.length; i += 2) {
 			request.addParameter(parameters[i], parameters[i + 1]);
 		}
+		if (signature != null) {
+			request.addHeader(RequestSignature.HEADER, signature);
+		}
 		if (body != null) {
 			request.setContentType("application/json");
 			request.setContent(body.getBytes(StandardCharsets.UTF_8));
 		}
+		request.setQueryString(queryOf(parameters));
 		MockHttpServletResponse response = new MockHttpServletResponse();
-		this.servlet.service(request, response);
+		servlet.service(request, response);
 		return response;
+	}
+
+	private static String queryOf(String... parameters) {
+		StringBuilder query = new StringBuilder();
+		for (int i = 0; i < parameters.length; i += 2) {
+			query.append((i == 0) ? "" : "&").append(parameters[i]).append('=').append(parameters[i + 1]);
+		}
+		return (query.length() > 0) ? query.toString() : null;
 	}
 
 	private static void assertProblem(MockHttpServletResponse response, int status, String detail) throws Exception {

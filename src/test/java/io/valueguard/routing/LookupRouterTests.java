@@ -57,7 +57,7 @@ class LookupRouterTests {
 	private LookupRouter router(Duration remoteCacheTtl) {
 		QueryProperties properties = new QueryProperties(Duration.ofMillis(300), Duration.ofMillis(50),
 				Duration.ofSeconds(1), Duration.ofSeconds(1), remoteCacheTtl, 100, Duration.ofSeconds(1), 1000,
-				Duration.ofSeconds(30), 1000);
+				Duration.ofSeconds(30), 1000, 100);
 		return new LookupRouter(this.clients, this.lags, this.remote, properties,
 				new LookupMetrics(new SimpleMeterRegistry()));
 	}

@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.valueguard.config.QueryProperties;
+import io.valueguard.support.SecuritySettings;
 import org.apache.kafka.streams.state.HostInfo;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -31,6 +32,8 @@ class RemoteInstancesTests {
 
 	private final List<String> paths = new CopyOnWriteArrayList<>();
 
+	private final List<String> signatures = new CopyOnWriteArrayList<>();
+
 	private final AtomicInteger status = new AtomicInteger(200);
 
 	private final RemoteInstances remote;
@@ -43,8 +46,8 @@ class RemoteInstancesTests {
 		this.host = new HostInfo("localhost", this.server.getAddress().getPort());
 		QueryProperties properties = new QueryProperties(Duration.ofSeconds(5), Duration.ofMillis(100),
 				Duration.ofSeconds(1), Duration.ofSeconds(3), Duration.ZERO, 10, Duration.ofSeconds(1), 1000,
-				Duration.ofSeconds(30), 1000);
-		this.remote = new RemoteInstances(properties);
+				Duration.ofSeconds(30), 1000, 100);
+		this.remote = new RemoteInstances(properties, SecuritySettings.open(SecuritySettings.SECRET));
 	}
 
 	@BeforeEach
@@ -61,6 +64,7 @@ class RemoteInstancesTests {
 	private void answer(HttpExchange exchange) throws IOException {
 		this.queries.add(exchange.getRequestURI().getRawQuery());
 		this.paths.add(exchange.getRequestURI().getRawPath());
+		this.signatures.add(exchange.getRequestHeaders().getFirst(RequestSignature.HEADER));
 		exchange.getResponseHeaders().set(AnswerHeaders.SERVED_BY, "b-host:8080");
 		int code = this.status.get();
 		if (code == 200) {
@@ -87,6 +91,11 @@ class RemoteInstancesTests {
 		assertThat(answer.staleLag()).isEqualTo(7);
 		assertThat(this.queries).containsExactly("key=a%20b%2Fc%2Bd%26e%3D%C3%BC&maxLag=1000");
 		assertThat(this.paths).containsExactly("/internal/lookup/bindings");
+		RequestSignature verifier = RequestSignature.of(SecuritySettings.open(SecuritySettings.SECRET));
+		assertThat(verifier.refusal(this.signatures.get(0), "GET", "/internal/lookup/bindings",
+				"key=a%20b%2Fc%2Bd%26e%3D%C3%BC&maxLag=1000", null))
+			.as("the request is signed over what the other instance receives")
+			.isNull();
 	}
 
 	@Test

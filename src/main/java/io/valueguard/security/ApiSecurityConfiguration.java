@@ -1,0 +1,102 @@
+package io.valueguard.security;
+
+import io.valueguard.config.SecurityProperties;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.http.HttpMethod;
+import org.springframework.security.config.Customizer;
+import org.springframework.security.config.annotation.web.builders.HttpSecurity;
+import org.springframework.security.config.http.SessionCreationPolicy;
+import org.springframework.security.oauth2.jwt.JwtDecoder;
+import org.springframework.security.web.SecurityFilterChain;
+
+/**
+ * Who may call what. JWT bearer tokens when Spring Boot has a {@link JwtDecoder} (an issuer or a JWK set is
+ * configured), HTTP Basic when {@code valueguard.security.users} is set, both at once if both are; with neither the
+ * API is open, with one WARN, unless {@code valueguard.security.require-authentication} says to refuse to start.
+ * {@code /internal/*} is left to the instance protocol's own signature ({@code routing/RequestSignature}), which a
+ * secured API requires; health, Prometheus and info stay readable for probes and scrapes, which the management port
+ * and the chart's NetworkPolicy keep to the cluster.
+ */
+@Configuration(proxyBeanMethods = false)
+class ApiSecurityConfiguration {
+
+	private static final Log logger = LogFactory.getLog(ApiSecurityConfiguration.class);
+
+	private static final String[] API_DOCS = { "/v3/api-docs", "/v3/api-docs/**", "/swagger-ui.html",
+			"/swagger-ui/**" };
+
+	private static final String[] PROBES_AND_SCRAPES = { "/actuator/health", "/actuator/health/**",
+			"/actuator/prometheus", "/actuator/info" };
+
+	@Bean
+	SecurityFilterChain apiSecurity(HttpSecurity http, SecurityProperties security,
+			ObjectProvider<JwtDecoder> jwtDecoder) throws Exception {
+		boolean bearer = jwtDecoder.getIfAvailable() != null;
+		boolean basic = security.basic();
+		http.csrf((csrf) -> csrf.disable())
+			.sessionManagement((sessions) -> sessions.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
+			.requestCache((cache) -> cache.disable())
+			.formLogin((form) -> form.disable())
+			.logout((logout) -> logout.disable());
+		if (!bearer && !basic) {
+			return open(http, security);
+		}
+		if (security.internalSecret() == null) {
+			throw new IllegalStateException("The API is secured, so instances must prove their requests to each other: "
+					+ "set valueguard.security.internal-secret (at least 32 characters, the same on every instance)");
+		}
+		ApiPermissions permissions = new ApiPermissions(security);
+		ProblemResponses problems = new ProblemResponses(permissions, bearer, basic);
+		http.authorizeHttpRequests((requests) -> {
+			requests.requestMatchers("/internal/**", "/error").permitAll().requestMatchers(PROBES_AND_SCRAPES).permitAll();
+			if (security.publicApiDocs()) {
+				requests.requestMatchers(API_DOCS).permitAll();
+			}
+			else {
+				requests.requestMatchers(API_DOCS).access(permissions.read());
+			}
+			requests.requestMatchers(HttpMethod.PUT, ApiPermissions.BINDINGS, ApiPermissions.BINDINGS + "/**")
+				.access(permissions.write())
+				.requestMatchers(HttpMethod.DELETE, ApiPermissions.BINDINGS, ApiPermissions.BINDINGS + "/**")
+				.access(permissions.write())
+				.requestMatchers("/api/**")
+				.access(permissions.read())
+				.anyRequest()
+				.access(permissions.admin());
+		});
+		if (bearer) {
+			http.oauth2ResourceServer((resourceServer) -> resourceServer.jwt(Customizer.withDefaults())
+				.authenticationEntryPoint(problems)
+				.accessDeniedHandler(problems));
+		}
+		if (basic) {
+			http.httpBasic((httpBasic) -> httpBasic.authenticationEntryPoint(problems))
+				.authenticationProvider(new BasicUsers(security));
+		}
+		http.exceptionHandling((exceptions) -> exceptions.authenticationEntryPoint(problems)
+			.accessDeniedHandler(problems));
+		logger.info("The API takes " + (bearer ? "bearer tokens" : "") + ((bearer && basic) ? " and " : "")
+				+ (basic ? "HTTP Basic (" + security.users().size() + " users)" : "")
+				+ ((security.keyClaim() != null) ? "; claims only for the caller's own key ('"
+						+ security.keyClaim() + "')" : ""));
+		return http.build();
+	}
+
+	private static SecurityFilterChain open(HttpSecurity http, SecurityProperties security) throws Exception {
+		if (security.requireAuthentication()) {
+			throw new IllegalStateException("valueguard.security.require-authentication is true, but no way to "
+					+ "authenticate is configured: set spring.security.oauth2.resourceserver.jwt.issuer-uri (or "
+					+ "jwk-set-uri) for bearer tokens, or valueguard.security.users for HTTP Basic, or set "
+					+ "valueguard.security.require-authentication=false to run an open API");
+		}
+		logger.warn("The API is open: anyone who reaches it can claim and release any key. Configure "
+				+ "spring.security.oauth2.resourceserver.jwt.issuer-uri or valueguard.security.users (docs/security.md)");
+		return http.authorizeHttpRequests((requests) -> requests.anyRequest().permitAll()).build();
+	}
+
+}
