@@ -12,6 +12,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 
+import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -28,14 +29,33 @@ public final class ApiClient {
 
 	private final Duration timeout;
 
+	private final @Nullable String authorization;
+
 	public ApiClient(int port) {
 		this(port, Duration.ofSeconds(30));
 	}
 
 	/** A client whose requests give up after {@code timeout}, for probes that must not hang on a paused peer. */
 	public ApiClient(int port, Duration timeout) {
-		this.baseUrl = "http://localhost:" + port;
+		this("http://localhost:" + port, timeout, null);
+	}
+
+	private ApiClient(String baseUrl, Duration timeout, @Nullable String authorization) {
+		this.baseUrl = baseUrl;
 		this.timeout = timeout;
+		this.authorization = authorization;
+	}
+
+	/** The same client, sending {@code Authorization: <authorization>} with every request. */
+	public ApiClient withAuthorization(String authorization) {
+		return new ApiClient(this.baseUrl, this.timeout, authorization);
+	}
+
+	/** A PUT of a plain-text body, for bodies of any size. */
+	public Reply put(String path, byte[] body) {
+		return send(HttpRequest.newBuilder(uri(path))
+			.header("Content-Type", "text/plain")
+			.PUT(HttpRequest.BodyPublishers.ofByteArray(body)));
 	}
 
 	public record Reply(int status, String contentType, String body, java.net.http.HttpHeaders headers) {
@@ -135,6 +155,9 @@ public final class ApiClient {
 
 	private Reply send(HttpRequest.Builder request) {
 		try {
+			if (this.authorization != null) {
+				request.header("Authorization", this.authorization);
+			}
 			HttpResponse<String> response = this.http.send(request.timeout(this.timeout).build(),
 					HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
 			return new Reply(response.statusCode(), response.headers().firstValue("Content-Type").orElse(""),
