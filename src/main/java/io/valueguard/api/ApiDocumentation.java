@@ -14,6 +14,8 @@ import io.swagger.v3.oas.models.media.Content;
 import io.swagger.v3.oas.models.media.MediaType;
 import io.swagger.v3.oas.models.media.Schema;
 import io.swagger.v3.oas.models.responses.ApiResponse;
+import io.swagger.v3.oas.models.security.SecurityRequirement;
+import io.swagger.v3.oas.models.security.SecurityScheme;
 import io.swagger.v3.oas.models.servers.Server;
 import io.valueguard.routing.ProblemTypes;
 import org.springdoc.core.customizers.OpenApiCustomizer;
@@ -64,7 +66,14 @@ class ApiDocumentation {
 						+ "topic; lookups are answered by whichever instance holds the key. Every error is an "
 						+ "RFC 9457 `application/problem+json` body; its `type` is one of:" + types))
 			// relative: the document is the same whichever instance or port serves it
-			.servers(List.of(new Server().url("/")));
+			.servers(List.of(new Server().url("/")))
+			// what a secured deployment takes (docs/security.md); an open one ignores credentials
+			.components(new Components()
+				.addSecuritySchemes("bearer",
+						new SecurityScheme().type(SecurityScheme.Type.HTTP).scheme("bearer").bearerFormat("JWT"))
+				.addSecuritySchemes("basic", new SecurityScheme().type(SecurityScheme.Type.HTTP).scheme("basic")))
+			.addSecurityItem(new SecurityRequirement().addList("bearer"))
+			.addSecurityItem(new SecurityRequirement().addList("basic"));
 	}
 
 	/** Adds the problem answers each kind of endpoint may give, so that no controller repeats them. */

@@ -3,8 +3,10 @@ package io.valueguard.security;
 import io.valueguard.config.SecurityProperties;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.security.oauth2.server.resource.autoconfigure.OAuth2ResourceServerProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.http.HttpMethod;
@@ -15,8 +17,8 @@ import org.springframework.security.oauth2.jwt.JwtDecoder;
 import org.springframework.security.web.SecurityFilterChain;
 
 /**
- * Who may call what. JWT bearer tokens when Spring Boot has a {@link JwtDecoder} (an issuer or a JWK set is
- * configured), HTTP Basic when {@code valueguard.security.users} is set, both at once if both are; with neither the
+ * Who may call what. JWT bearer tokens when Spring Boot's resource server has an issuer, a JWK set or a public key
+ * configured (it then makes the {@link JwtDecoder}), HTTP Basic when {@code valueguard.security.users} is set, both at once if both are; with neither the
  * API is open, with one WARN, unless {@code valueguard.security.require-authentication} says to refuse to start.
  * {@code /internal/*} is left to the instance protocol's own signature ({@code routing/RequestSignature}), which a
  * secured API requires; health, Prometheus and info stay readable for probes and scrapes, which the management port
@@ -35,8 +37,8 @@ class ApiSecurityConfiguration {
 
 	@Bean
 	SecurityFilterChain apiSecurity(HttpSecurity http, SecurityProperties security,
-			ObjectProvider<JwtDecoder> jwtDecoder) throws Exception {
-		boolean bearer = jwtDecoder.getIfAvailable() != null;
+			ObjectProvider<OAuth2ResourceServerProperties> resourceServerProperties) throws Exception {
+		boolean bearer = bearerConfigured(resourceServerProperties.getIfAvailable());
 		boolean basic = security.basic();
 		http.csrf((csrf) -> csrf.disable())
 			.sessionManagement((sessions) -> sessions.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
@@ -85,6 +87,15 @@ class ApiSecurityConfiguration {
 				+ ((security.keyClaim() != null) ? "; claims only for the caller's own key ('"
 						+ security.keyClaim() + "')" : ""));
 		return http.build();
+	}
+
+	/** Whether a JWT issuer, JWK set or public key is configured: only then does the API take bearer tokens. */
+	private static boolean bearerConfigured(@Nullable OAuth2ResourceServerProperties resourceServer) {
+		if (resourceServer == null) {
+			return false;
+		}
+		OAuth2ResourceServerProperties.Jwt jwt = resourceServer.getJwt();
+		return jwt.getIssuerUri() != null || jwt.getJwkSetUri() != null || jwt.getPublicKeyLocation() != null;
 	}
 
 	private static SecurityFilterChain open(HttpSecurity http, SecurityProperties security) throws Exception {

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
 
 import io.valueguard.config.ValueGuardProperties;
 import io.valueguard.support.TestProperties;
@@ -11,20 +12,30 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.InvalidTimestampException;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.kafka.core.KafkaAdmin;
 import org.springframework.kafka.test.EmbeddedKafkaBroker;
 import org.springframework.kafka.test.context.EmbeddedKafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
 
 @Tag("integration")
 @EmbeddedKafka(partitions = 1)
+@ExtendWith(OutputCaptureExtension.class)
 class TopicProvisionerIntegrationTests {
 
 	@Test
@@ -65,6 +76,38 @@ class TopicProvisionerIntegrationTests {
 		assertThatIllegalStateException().isThrownBy(() -> new TopicProvisioner(properties, kafkaAdmin(broker)))
 			.withMessageContaining("'second-eviction-feedback' has 2 partitions")
 			.withMessageContaining("'second.claims' has 4");
+	}
+
+	@Test
+	void shouldCreateTheClaimsTopicSoThatTheBrokerRefusesClaimsFromAClockAhead(EmbeddedKafkaBroker broker)
+			throws Exception {
+		ValueGuardProperties properties = properties("third");
+		new TopicProvisioner(properties, kafkaAdmin(broker));
+		try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
+				ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.getBrokersAsString(), ProducerConfig.RETRIES_CONFIG, 0),
+				new StringSerializer(), new StringSerializer())) {
+			long now = System.currentTimeMillis();
+			producer.send(new ProducerRecord<>("third.claims", null, now + 10_000, "honest", "seat-1")).get();
+
+			assertThatExceptionOfType(ExecutionException.class)
+				.isThrownBy(() -> producer.send(new ProducerRecord<>("third.claims", null, now + 120_000, "mallory",
+						"seat-1")).get())
+				.withCauseInstanceOf(InvalidTimestampException.class);
+		}
+	}
+
+	@Test
+	void shouldWarnOnceAboutAnExistingClaimsTopicThatTakesRecordsFurtherAhead(EmbeddedKafkaBroker broker,
+			CapturedOutput output) throws Exception {
+		ValueGuardProperties properties = properties("fourth");
+		try (Admin admin = admin(broker)) {
+			admin.createTopics(List.of(new NewTopic(properties.topics().claims(), 2, (short) 1))).all().get();
+		}
+
+		new TopicProvisioner(properties, kafkaAdmin(broker));
+
+		assertThat(output).containsOnlyOnce("The claims topic 'fourth.claims' accepts records up to")
+			.contains("message.timestamp.after.max.ms=60000");
 	}
 
 	private static ValueGuardProperties properties(String prefix) {
