@@ -50,15 +50,20 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- define "valueguard.kafkaClientProperties" -}}
 security.protocol: {{ .Values.kafka.securityProtocol }}
 {{- if hasPrefix "SASL" .Values.kafka.securityProtocol }}
+{{- if not .Values.kafka.sasl.existingSecret }}
+{{- fail (printf "kafka.securityProtocol is %s, so kafka.sasl.existingSecret must name the Secret whose %s key holds the sasl.jaas.config line" .Values.kafka.securityProtocol .Values.kafka.sasl.jaasConfigKey) }}
+{{- end }}
 sasl.mechanism: {{ .Values.kafka.sasl.mechanism }}
 sasl.jaas.config: ${KAFKA_SASL_JAAS_CONFIG}
 {{- end }}
 {{- if .Values.kafka.tls.existingSecret }}
-ssl.truststore.type: PKCS12
+ssl.truststore.type: {{ .Values.kafka.tls.truststoreType }}
 ssl.truststore.location: /etc/valueguard/kafka-tls/{{ .Values.kafka.tls.truststoreKey }}
+{{- if ne .Values.kafka.tls.truststoreType "PEM" }}
 ssl.truststore.password: ${KAFKA_TRUSTSTORE_PASSWORD}
+{{- end }}
 {{- if .Values.kafka.tls.keystoreKey }}
-ssl.keystore.type: PKCS12
+ssl.keystore.type: {{ .Values.kafka.tls.keystoreType }}
 ssl.keystore.location: /etc/valueguard/kafka-tls/{{ .Values.kafka.tls.keystoreKey }}
 ssl.keystore.password: ${KAFKA_KEYSTORE_PASSWORD}
 {{- end }}
@@ -82,3 +87,15 @@ resources.limits.memory is given.
 {{- $_ := set $resources "requests" $requests -}}
 {{- toYaml $resources -}}
 {{- end -}}
+
+{{/* The Secret whose internal-secret key signs the calls between instances. */}}
+{{- define "valueguard.internalSecretName" -}}
+{{- default (printf "%s-internal" (include "valueguard.fullname" .)) .Values.security.internalSecret.existingSecret -}}
+{{- end }}
+
+{{/* Whether the API takes any credentials. */}}
+{{- define "valueguard.secured" -}}
+{{- if or .Values.security.jwt.issuerUri .Values.security.jwt.jwkSetUri .Values.security.basic.existingSecret -}}
+true
+{{- end -}}
+{{- end }}

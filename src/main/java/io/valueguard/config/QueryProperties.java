@@ -4,6 +4,7 @@ import java.time.Duration;
 
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
@@ -25,6 +26,9 @@ import org.springframework.validation.annotation.Validated;
  * @param maxBatchSize the most keys or values one batch lookup may ask for
  * @param maxWaiting the most synchronous claims and releases ({@code ?wait=}) that may wait at once, each holding a
  * request thread; beyond it a write is still published and answered 202 at once, so that lookups keep their threads
+ * @param peerSslBundle the Spring SSL bundle ({@code spring.ssl.bundle.*}) whose trust material verifies the other
+ * instances: with it, instances call each other over https, and only peers whose certificate it trusts and whose name
+ * matches their advertised host are asked; unset, over plain http
  */
 @ConfigurationProperties("valueguard.query")
 @Validated
@@ -33,6 +37,6 @@ public record QueryProperties(@DefaultValue("5s") Duration retryBudget, @Default
 		@DefaultValue("0s") Duration remoteCacheTtl, @DefaultValue("10000") @Min(1) int remoteCacheSize,
 		@DefaultValue("1s") Duration lagRefreshInterval, @DefaultValue("1000") @Min(1) @Max(100_000) int maxPageSize,
 		@DefaultValue("30s") Duration maxWait, @DefaultValue("1000") @Min(1) @Max(100_000) int maxBatchSize,
-		@DefaultValue("100") @Min(0) int maxWaiting) {
+		@DefaultValue("100") @Min(0) int maxWaiting, @Nullable String peerSslBundle) {
 
 }

@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import javax.net.ssl.SSLContext;
 
 import io.valueguard.config.QueryProperties;
 import io.valueguard.config.SecurityProperties;
@@ -20,6 +21,7 @@ import org.apache.hc.client5.http.impl.DefaultHttpRequestRetryStrategy;
 import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
 import org.apache.hc.client5.http.impl.classic.HttpClients;
 import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
+import org.apache.hc.client5.http.ssl.DefaultClientTlsStrategy;
 import org.apache.hc.core5.http.ClassicHttpResponse;
 import org.apache.hc.core5.http.Header;
 import org.apache.hc.core5.http.HttpResponse;
@@ -33,6 +35,8 @@ import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.DisposableBean;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.ssl.SslBundles;
 import org.springframework.core.ParameterizedTypeReference;
 import org.springframework.core.ResolvableType;
 import org.springframework.http.HttpHeaders;
@@ -74,6 +78,9 @@ class RemoteInstances implements DisposableBean {
 
 	private final @Nullable RequestSignature signature;
 
+	/** {@code https} when {@code valueguard.query.peer-ssl-bundle} is set. */
+	private final String scheme;
+
 	private final CloseableHttpClient http;
 
 	private final ExecutorService fanOut = Executors.newFixedThreadPool(8, (task) -> {
@@ -82,8 +89,11 @@ class RemoteInstances implements DisposableBean {
 		return thread;
 	});
 
-	RemoteInstances(QueryProperties properties, SecurityProperties security) {
+	RemoteInstances(QueryProperties properties, SecurityProperties security, ObjectProvider<SslBundles> sslBundles) {
 		this.signature = RequestSignature.of(security);
+		SSLContext tls = (properties.peerSslBundle() != null)
+				? sslBundles.getObject().getBundle(properties.peerSslBundle()).createSslContext() : null;
+		this.scheme = (tls != null) ? "https" : "http";
 		ConnectionConfig connections = ConnectionConfig.custom()
 			.setConnectTimeout(timeout(properties.connectTimeout()))
 			.setSocketTimeout(timeout(properties.readTimeout()))
@@ -92,6 +102,7 @@ class RemoteInstances implements DisposableBean {
 			.build();
 		this.http = HttpClients.custom()
 			.setConnectionManager(PoolingHttpClientConnectionManagerBuilder.create()
+				.setTlsSocketStrategy((tls != null) ? new DefaultClientTlsStrategy(tls) : null)
 				.setDefaultConnectionConfig(connections)
 				.setMaxConnPerRoute(CONNECTIONS_PER_INSTANCE)
 				.setMaxConnTotal(CONNECTIONS)
@@ -248,12 +259,12 @@ class RemoteInstances implements DisposableBean {
 	}
 
 	/** Where the protocol lives on {@code host}. */
-	private static String base(HostInfo host) {
-		return "http://" + Hosts.name(host) + InstanceProtocolServlet.PATH;
+	private String base(HostInfo host) {
+		return this.scheme + "://" + Hosts.name(host) + InstanceProtocolServlet.PATH;
 	}
 
 	/** Built by hand, because it is on the path of every forward, where a URI template's expansion shows in profiles. */
-	private static URI uri(HostInfo host, Lookup<?, ?> view, @Nullable Long maxLag, String key) {
+	private URI uri(HostInfo host, Lookup<?, ?> view, @Nullable Long maxLag, String key) {
 		StringBuilder uri = new StringBuilder(base(host)).append(InstanceProtocolServlet.LOOKUP)
 			.append(view.name())
 			.append('?')

@@ -1,11 +1,12 @@
 package io.valueguard.api;
 
 import java.time.Duration;
+import java.util.Map;
 
 import io.valueguard.claims.ClaimPublisher;
-import io.valueguard.config.QueryProperties;
 import io.valueguard.config.ValueGuardProperties;
 import io.valueguard.routing.LookupRouter;
+import io.valueguard.support.TestProperties;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.context.properties.bind.Binder;
@@ -73,9 +74,7 @@ class RequestLimitsTests {
 	@Test
 	void shouldNotWaitBeyondTheWaitingLimit() {
 		LookupRouter router = mock(LookupRouter.class);
-		ClaimRulings rulings = new ClaimRulings(router, new QueryProperties(Duration.ofSeconds(5), Duration.ofMillis(100),
-				Duration.ofSeconds(1), Duration.ofSeconds(3), Duration.ZERO, 10, Duration.ofSeconds(1), 100,
-				Duration.ofSeconds(30), 3, 0));
+		ClaimRulings rulings = new ClaimRulings(router, TestProperties.query(Map.of("max-waiting", "0")));
 		ClaimPublisher.Receipt receipt = new ClaimPublisher.Receipt("alice", "phone", "valueguard.claims", 0, 0, 1);
 
 		assertThat(rulings.awaitClaim(receipt, Duration.ofSeconds(5))).as("answered at once, as a 202").isNull();

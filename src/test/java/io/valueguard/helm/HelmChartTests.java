@@ -20,6 +20,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.networking.v1.Ingress;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.fabric8.openshift.api.model.monitoring.v1.PrometheusRule;
@@ -40,6 +41,8 @@ class HelmChartTests {
 
 	private static final KubernetesSerialization KUBERNETES = new KubernetesSerialization();
 
+	private static final String ISSUER = "https://login.example.com/realms/platform";
+
 	@Test
 	void shouldPassLint() {
 		LintResult result = new Helm(CHART).lint().strict().call();
@@ -48,12 +51,12 @@ class HelmChartTests {
 	}
 
 	@Test
-	void shouldRenderStatefulSetWithDefaults() {
+	void shouldRenderStatefulSetWithDefaults() throws Exception {
 		List<HasMetadata> objects = render(UnaryOperator.identity());
 
 		assertThat(objects).extracting(HasMetadata::getKind)
 			.containsExactlyInAnyOrder("ServiceAccount", "ConfigMap", "Service", "Service", "StatefulSet",
-					"PodDisruptionBudget");
+					"PodDisruptionBudget", "NetworkPolicy");
 		StatefulSet statefulSet = only(objects, StatefulSet.class);
 		assertThat(statefulSet.getSpec().getReplicas()).isEqualTo(3);
 		assertThat(statefulSet.getSpec().getServiceName()).isEqualTo("vg-valueguard-headless");
@@ -79,6 +82,11 @@ class HelmChartTests {
 		assertThat(container.getResources().getRequests().get("cpu").toString()).isEqualTo("500m");
 
 		assertThat(container.getStartupProbe().getHttpGet().getPath()).isEqualTo("/actuator/health/liveness");
+		assertThat(container.getStartupProbe().getHttpGet().getPort().getStrVal()).isEqualTo("management");
+		assertThat(container.getLivenessProbe().getHttpGet().getPort().getStrVal()).isEqualTo("management");
+		assertThat(container.getReadinessProbe().getHttpGet().getPort().getStrVal()).isEqualTo("management");
+		assertThat(container.getPorts()).extracting((port) -> port.getName() + ":" + port.getContainerPort())
+			.containsExactly("http:8080", "management:8081");
 		assertThat(container.getStartupProbe().getFailureThreshold()).isEqualTo(90);
 		assertThat(container.getLivenessProbe().getHttpGet().getPath()).isEqualTo("/actuator/health/liveness");
 		assertThat(container.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/actuator/health/readiness");
@@ -108,7 +116,24 @@ class HelmChartTests {
 		assertThat(headless.getSpec().getPublishNotReadyAddresses()).isTrue();
 		assertThat(only(objects, ConfigMap.class).getData().get("application.yml"))
 			.contains("bootstrap-servers: \"kafka:9092\"", "state-dir: /var/lib/valueguard/state",
-					"replication-factor: 3", "min-insync-replicas: 2", "security.protocol: PLAINTEXT");
+					"replication-factor: 3", "min-insync-replicas: 2", "security.protocol: PLAINTEXT",
+					"require-authentication: true", "issuer-uri: \"" + ISSUER + "\"", "port: 8081");
+		Service api = objects.stream()
+			.filter(Service.class::isInstance)
+			.map(Service.class::cast)
+			.filter((service) -> !"None".equals(service.getSpec().getClusterIP()))
+			.findFirst()
+			.orElseThrow();
+		assertThat(api.getSpec().getPorts()).as("the API Service exposes the API port only")
+			.extracting((port) -> port.getTargetPort().getStrVal())
+			.containsExactly("http");
+		assertThat(headless.getSpec().getPorts()).extracting((port) -> port.getName()).containsExactly("http", "management");
+		assertThat(env(container, "VALUEGUARD_SECURITY_INTERNAL_SECRET").getValueFrom().getSecretKeyRef().getName())
+			.isEqualTo("vg-valueguard-internal");
+		// helm template leaves hooks out, so the generated Secret is checked as the chart ships it
+		String internal = java.nio.file.Files.readString(CHART.resolve("templates/secret-internal.yaml"));
+		assertThat(internal).as("created once at install, kept through upgrades and uninstall")
+			.contains("helm.sh/hook: pre-install", "helm.sh/resource-policy: keep", "randAlphaNum 48");
 	}
 
 	@Test
@@ -191,18 +216,105 @@ class HelmChartTests {
 	}
 
 	@Test
+	void shouldRefuseToRenderAnInstallThatWouldTakeNoCredentials() {
+		assertThatException().isThrownBy(() -> renderBare(UnaryOperator.identity()))
+			.withMessageContaining("security.requireAuthentication is true, but the API would take no credentials");
+
+		List<HasMetadata> open = renderBare((template) -> template.set("security.requireAuthentication", "false"));
+		assertThat(only(open, ConfigMap.class).getData().get("application.yml"))
+			.contains("require-authentication: false")
+			.doesNotContain("issuer-uri");
+	}
+
+	@Test
+	void shouldTakeBasicUsersKeyClaimAndTheInternalSecretFromSecrets() {
+		List<HasMetadata> objects = renderBare((template) -> template.set("security.basic.existingSecret", "vg-users")
+			.set("security.keyClaim", "sub")
+			.set("security.internalSecret.existingSecret", "vg-hmac"));
+
+		Container container = only(objects, StatefulSet.class).getSpec().getTemplate().getSpec().getContainers().get(0);
+		assertThat(env(container, "SPRING_CONFIG_ADDITIONAL_LOCATION").getValue())
+			.endsWith(",file:/etc/valueguard/users/users.yml");
+		assertThat(env(container, "VALUEGUARD_SECURITY_INTERNAL_SECRET").getValueFrom().getSecretKeyRef().getName())
+			.isEqualTo("vg-hmac");
+		assertThat(container.getVolumeMounts()).extracting((mount) -> mount.getMountPath())
+			.contains("/etc/valueguard/users");
+		assertThat(only(objects, ConfigMap.class).getData().get("application.yml")).contains("key-claim: \"sub\"");
+	}
+
+	@Test
+	void shouldServeHttpsWithTheCertificateOfASecretAndVerifyPeersOnForwards() {
+		List<HasMetadata> objects = render((template) -> template.set("tls.enabled", "true")
+			.set("tls.existingSecret", "vg-tls"));
+
+		String application = only(objects, ConfigMap.class).getData().get("application.yml");
+		assertThat(application).contains("bundle: server", "certificate: file:/etc/valueguard/tls/tls.crt",
+				"private-key: file:/etc/valueguard/tls/tls.key", "certificate: file:/etc/valueguard/tls/ca.crt",
+				"peer-ssl-bundle: peers");
+		Container container = only(objects, StatefulSet.class).getSpec().getTemplate().getSpec().getContainers().get(0);
+		assertThat(container.getVolumeMounts()).extracting((mount) -> mount.getMountPath()).contains("/etc/valueguard/tls");
+		assertThatException().isThrownBy(() -> render((template) -> template.set("tls.enabled", "true")))
+			.withMessageContaining("tls.existingSecret is required");
+	}
+
+	@Test
+	void shouldLetOnlyTheMonitoringNamespaceAndTheReleaseReachTheManagementPort() {
+		NetworkPolicy policy = only(render((template) -> template.set("networkPolicy.apiFrom[0].namespaceSelector"
+				+ ".matchLabels.team", "checkout")), NetworkPolicy.class);
+
+		assertThat(policy.getSpec().getIngress()).hasSize(2);
+		var api = policy.getSpec().getIngress().get(0);
+		assertThat(api.getPorts()).singleElement().satisfies((port) -> assertThat(port.getPort().getStrVal()).isEqualTo("http"));
+		assertThat(api.getFrom()).hasSize(2);
+		assertThat(api.getFrom().get(0).getNamespaceSelector().getMatchLabels()).containsEntry("team", "checkout");
+		assertThat(api.getFrom().get(1).getPodSelector().getMatchLabels())
+			.containsEntry("app.kubernetes.io/instance", "vg");
+		var management = policy.getSpec().getIngress().get(1);
+		assertThat(management.getPorts()).singleElement()
+			.satisfies((port) -> assertThat(port.getPort().getStrVal()).isEqualTo("management"));
+		assertThat(management.getFrom().get(0).getNamespaceSelector().getMatchLabels())
+			.containsEntry("kubernetes.io/metadata.name", "monitoring");
+		assertThat(render((template) -> template.set("networkPolicy.enabled", "false")))
+			.noneMatch(NetworkPolicy.class::isInstance);
+	}
+
+	@Test
+	void shouldRenderExactlyTheKafkaClientPropertiesOfASecuredBroker() {
+		List<HasMetadata> objects = render((template) -> template.set("kafka.securityProtocol", "SASL_SSL")
+			.set("kafka.sasl.existingSecret", "kafka-user")
+			.set("kafka.tls.existingSecret", "kafka-ca")
+			.set("kafka.tls.truststoreKey", "ca.crt")
+			.set("kafka.tls.truststoreType", "PEM"));
+
+		String application = only(objects, ConfigMap.class).getData().get("application.yml");
+		assertThat(application).contains("security.protocol: SASL_SSL\n", "sasl.mechanism: SCRAM-SHA-512\n",
+				"sasl.jaas.config: ${KAFKA_SASL_JAAS_CONFIG}\n", "ssl.truststore.type: PEM\n",
+				"ssl.truststore.location: /etc/valueguard/kafka-tls/ca.crt\n")
+			.doesNotContain("ssl.truststore.password");
+		assertThatException().as("SASL without the Secret of its JAAS line")
+			.isThrownBy(() -> render((template) -> template.set("kafka.securityProtocol", "SASL_SSL")))
+			.withMessageContaining("kafka.sasl.existingSecret must name the Secret");
+	}
+
+	@Test
 	void shouldRejectInvalidValuesWithSchema() {
 		for (String[] invalid : List.of(new String[] { "replicaCount", "0" },
 				new String[] { "kafka.securityProtocol", "KERBEROS" }, new String[] { "topics.partitions", "-3" },
 				new String[] { "persistence.size", "lots" }, new String[] { "replicas", "3" },
-				new String[] { "kafka.bootstrapServers", "" })) {
+				new String[] { "kafka.bootstrapServers", "" }, new String[] { "kafka.tls.truststoreType", "P12" },
+				new String[] { "managementPort", "0" }, new String[] { "security.tokens", "yes" })) {
 			assertThatException().as("%s=%s", invalid[0], invalid[1])
 				.isThrownBy(() -> render((template) -> template.set(invalid[0], invalid[1])))
 				.withMessageContaining("schema");
 		}
 	}
 
+	/** Renders the chart as {@code helm template} does, with an issuer set, as a secured install must have. */
 	private static List<HasMetadata> render(UnaryOperator<TemplateCommand> options) {
+		return renderBare((template) -> options.apply(template.set("security.jwt.issuerUri", ISSUER)));
+	}
+
+	private static List<HasMetadata> renderBare(UnaryOperator<TemplateCommand> options) {
 		String manifests = options.apply(new Helm(CHART).template().withName("vg").withNamespace("data")).call();
 		List<HasMetadata> objects = new ArrayList<>();
 		for (String document : manifests.split("(?m)^---\\s*$")) {

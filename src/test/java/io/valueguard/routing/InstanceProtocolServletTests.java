@@ -6,8 +6,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import io.valueguard.config.QueryProperties;
 import io.valueguard.support.SecuritySettings;
+import io.valueguard.support.TestProperties;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.mock.web.MockHttpServletRequest;
@@ -33,8 +33,7 @@ class InstanceProtocolServletTests {
 	private final InstanceReports reports = mock(InstanceReports.class);
 
 	private final InstanceProtocolServlet servlet = new InstanceProtocolServlet(this.router, this.listings,
-			this.reports, new QueryProperties(Duration.ofSeconds(5), Duration.ofMillis(100), Duration.ofSeconds(1),
-					Duration.ofSeconds(3), Duration.ZERO, 10, Duration.ofSeconds(1), 100, Duration.ofSeconds(30), 3, 100),
+			this.reports, TestProperties.query(Map.of("max-page-size", "100", "max-batch-size", "3")),
 			1_000, null);
 
 	@Test
@@ -178,9 +177,7 @@ class InstanceProtocolServletTests {
 		MutableClock clock = new MutableClock(1_000_000);
 		RequestSignature signature = new RequestSignature(SecuritySettings.SECRET, 30_000, clock);
 		InstanceProtocolServlet signed = new InstanceProtocolServlet(this.router, this.listings, this.reports,
-				new QueryProperties(Duration.ofSeconds(5), Duration.ofMillis(100), Duration.ofSeconds(1),
-						Duration.ofSeconds(3), Duration.ZERO, 10, Duration.ofSeconds(1), 100, Duration.ofSeconds(30), 3,
-						100), 1_000, signature);
+				TestProperties.query(Map.of("max-page-size", "100", "max-batch-size", "3")), 1_000, signature);
 		when(this.router.forwarded(Lookup.BINDINGS, "k", null)).thenReturn(new Answer<>(null, "b-host:8080", null));
 		String valid = signature.sign("GET", "/internal/lookup/bindings", "key=k", null);
 

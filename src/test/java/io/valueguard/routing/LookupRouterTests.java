@@ -1,12 +1,14 @@
 package io.valueguard.routing;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.OptionalLong;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.valueguard.config.QueryProperties;
 import io.valueguard.kafka.StoreLags;
 import io.valueguard.kafka.StreamsClients;
+import io.valueguard.support.TestProperties;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.streams.KafkaStreams;
@@ -55,9 +57,8 @@ class LookupRouterTests {
 	}
 
 	private LookupRouter router(Duration remoteCacheTtl) {
-		QueryProperties properties = new QueryProperties(Duration.ofMillis(300), Duration.ofMillis(50),
-				Duration.ofSeconds(1), Duration.ofSeconds(1), remoteCacheTtl, 100, Duration.ofSeconds(1), 1000,
-				Duration.ofSeconds(30), 1000, 100);
+		QueryProperties properties = TestProperties.query(Map.of("retry-budget", "300ms", "retry-backoff", "50ms",
+				"remote-cache-ttl", remoteCacheTtl.toMillis() + "ms", "remote-cache-size", "100"));
 		return new LookupRouter(this.clients, this.lags, this.remote, properties,
 				new LookupMetrics(new SimpleMeterRegistry()));
 	}

@@ -3,8 +3,8 @@ package io.valueguard.routing;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -12,10 +12,14 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.valueguard.config.QueryProperties;
 import io.valueguard.support.SecuritySettings;
+import io.valueguard.support.TestProperties;
 import org.apache.kafka.streams.state.HostInfo;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.support.StaticListableBeanFactory;
+import org.springframework.boot.ssl.SslBundles;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -44,10 +48,9 @@ class RemoteInstancesTests {
 		this.server = HttpServer.create(new InetSocketAddress("localhost", 0), 0);
 		this.server.createContext(InstanceProtocolServlet.PATH + InstanceProtocolServlet.LOOKUP + "bindings", this::answer);
 		this.host = new HostInfo("localhost", this.server.getAddress().getPort());
-		QueryProperties properties = new QueryProperties(Duration.ofSeconds(5), Duration.ofMillis(100),
-				Duration.ofSeconds(1), Duration.ofSeconds(3), Duration.ZERO, 10, Duration.ofSeconds(1), 1000,
-				Duration.ofSeconds(30), 1000, 100);
-		this.remote = new RemoteInstances(properties, SecuritySettings.open(SecuritySettings.SECRET));
+		QueryProperties properties = TestProperties.query(Map.of("connect-timeout", "1s", "read-timeout", "3s"));
+		this.remote = new RemoteInstances(properties, SecuritySettings.open(SecuritySettings.SECRET),
+				new StaticListableBeanFactory().getBeanProvider(SslBundles.class));
 	}
 
 	@BeforeEach

@@ -12,6 +12,8 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 
+import javax.net.ssl.SSLContext;
+
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -23,7 +25,7 @@ public final class ApiClient {
 
 	private static final JsonMapper JSON = JsonMapper.builder().build();
 
-	private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+	private final HttpClient http;
 
 	private final String baseUrl;
 
@@ -41,6 +43,11 @@ public final class ApiClient {
 	}
 
 	private ApiClient(String baseUrl, Duration timeout, @Nullable String authorization) {
+		this(baseUrl, timeout, authorization, HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build());
+	}
+
+	private ApiClient(String baseUrl, Duration timeout, @Nullable String authorization, HttpClient http) {
+		this.http = http;
 		this.baseUrl = baseUrl;
 		this.timeout = timeout;
 		this.authorization = authorization;
@@ -48,7 +55,13 @@ public final class ApiClient {
 
 	/** The same client, sending {@code Authorization: <authorization>} with every request. */
 	public ApiClient withAuthorization(String authorization) {
-		return new ApiClient(this.baseUrl, this.timeout, authorization);
+		return new ApiClient(this.baseUrl, this.timeout, authorization, this.http);
+	}
+
+	/** A client of {@code https://localhost:<port>} that trusts what {@code tls} trusts. */
+	public static ApiClient https(int port, SSLContext tls) {
+		return new ApiClient("https://localhost:" + port, Duration.ofSeconds(30), null,
+				HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).sslContext(tls).build());
 	}
 
 	/** A PUT of a plain-text body, for bodies of any size. */

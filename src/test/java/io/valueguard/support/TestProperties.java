@@ -2,6 +2,7 @@ package io.valueguard.support;
 
 import java.util.Map;
 
+import io.valueguard.config.QueryProperties;
 import io.valueguard.config.ValueGuardProperties;
 
 import org.springframework.boot.context.properties.bind.Binder;
@@ -15,6 +16,12 @@ public final class TestProperties {
 
 	public static ValueGuardProperties defaults() {
 		return of(Map.of());
+	}
+
+	/** {@code valueguard.query.*} bound from {@code properties}, with the defaults for everything they leave out. */
+	public static QueryProperties query(Map<String, ?> properties) {
+		return new Binder(new MapConfigurationPropertySource(properties)).bindOrCreate("valueguard.query",
+				QueryProperties.class);
 	}
 
 	/** The settings bound from {@code properties}, with the defaults for everything they leave out. */

@@ -1,0 +1,147 @@
+package io.valueguard.routing;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyStore;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
+
+import io.valueguard.ValueGuardApplication;
+import io.valueguard.support.ApiClient;
+import io.valueguard.support.ChildJvm;
+import io.valueguard.support.FreePorts;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.kafka.test.EmbeddedKafkaBroker;
+import org.springframework.kafka.test.context.EmbeddedKafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Two instances serving HTTPS with a certificate made by the JDK's keytool, as a Secret from cert-manager would hold
+ * it: clients reach either over https, and lookups forwarded between them go over https too, verified against the
+ * configured trust store ({@code valueguard.query.peer-ssl-bundle}).
+ */
+@Tag("integration")
+@EmbeddedKafka(partitions = 4, brokerProperties = { "transaction.state.log.replication.factor=1",
+		"transaction.state.log.min.isr=1", "offsets.topic.replication.factor=1" })
+class TlsIntegrationTests {
+
+	private static final String PASSWORD = "changeit";
+
+	private static final List<ConfigurableApplicationContext> instances = new ArrayList<>();
+
+	private static final List<ApiClient> apis = new ArrayList<>();
+
+	private static final List<Integer> ports = new ArrayList<>();
+
+	@TempDir
+	static Path work;
+
+	@BeforeAll
+	static void startTwoInstancesOverHttps(EmbeddedKafkaBroker broker) throws Exception {
+		Path keystore = work.resolve("server.p12");
+		Path truststore = work.resolve("trust.p12");
+		keytool("-genkeypair", "-alias", "valueguard", "-keyalg", "RSA", "-keysize", "2048", "-dname", "CN=localhost",
+				"-ext", "SAN=dns:localhost,ip:127.0.0.1", "-validity", "2", "-storetype", "PKCS12", "-keystore",
+				keystore.toString(), "-storepass", PASSWORD, "-keypass", PASSWORD);
+		keytool("-exportcert", "-alias", "valueguard", "-keystore", keystore.toString(), "-storepass", PASSWORD, "-rfc",
+				"-file", work.resolve("valueguard.crt").toString());
+		keytool("-importcert", "-noprompt", "-alias", "valueguard", "-file", work.resolve("valueguard.crt").toString(),
+				"-storetype", "PKCS12", "-keystore", truststore.toString(), "-storepass", PASSWORD);
+		SSLContext trusting = trusting(truststore);
+		for (int i = 0; i < 2; i++) {
+			int port = FreePorts.next();
+			String bundles = "--spring.ssl.bundle.jks.";
+			instances.add(new SpringApplicationBuilder(ValueGuardApplication.class).run("--server.port=" + port,
+					"--management.server.port=" + FreePorts.next(), "--management.server.ssl.enabled=false",
+					"--spring.kafka.bootstrap-servers=" + broker.getBrokersAsString(),
+					"--valueguard.embedded-kafka.enabled=false", "--valueguard.topics.partitions=4",
+					"--valueguard.state-dir=" + work.resolve("state-" + i),
+					"--spring.cloud.stream.kafka.streams.binder.configuration.commit.interval.ms=50",
+					"--server.ssl.bundle=server", bundles + "server.keystore.location=file:" + keystore,
+					bundles + "server.keystore.password=" + PASSWORD, bundles + "server.keystore.type=PKCS12",
+					bundles + "peers.truststore.location=file:" + truststore,
+					bundles + "peers.truststore.password=" + PASSWORD, bundles + "peers.truststore.type=PKCS12",
+					"--valueguard.query.peer-ssl-bundle=peers"));
+			apis.add(ApiClient.https(port, trusting));
+			ports.add(port);
+		}
+		for (ApiClient api : apis) {
+			await("instance answers over https").atMost(Duration.ofSeconds(90))
+				.until(() -> api.get("/api/instances").status() == 200);
+		}
+	}
+
+	@AfterAll
+	static void stop() {
+		instances.forEach(ConfigurableApplicationContext::close);
+	}
+
+	@Test
+	void shouldForwardLookupsBetweenInstancesOverVerifiedHttps() {
+		for (int i = 0; i < 12; i++) {
+			assertThat(apis.get(0).claim("key-" + i, "value-" + i).status()).isEqualTo(202);
+		}
+		Set<String> servedBy = new HashSet<>();
+		for (ApiClient api : apis) {
+			await("every binding through " + api).atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+				for (int i = 0; i < 12; i++) {
+					ApiClient.Reply reply = api.binding("key-" + i);
+					assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+					servedBy.add(reply.headers().firstValue("X-ValueGuard-Served-By").orElseThrow());
+				}
+			});
+			ApiClient.Reply reports = api.get("/api/instances");
+			reports.json().forEach((report) -> assertThat(report.get("reachable").asBoolean()).isTrue());
+		}
+		assertThat(servedBy).as("answers from both instances' stores: lookups were forwarded over https").hasSize(2);
+	}
+
+	@Test
+	void shouldNotServePlainHttpOnTheApiPort() {
+		// Tomcat answers a plain request on a TLS port with a 400, never with the API
+		ApiClient.Reply plain = new ApiClient(ports.get(0)).get("/api/instances");
+		assertThat(plain.status()).isEqualTo(400);
+		assertThat(plain.body()).doesNotContain("reachable");
+	}
+
+	private static void keytool(String... arguments) throws IOException, InterruptedException {
+		List<String> command = new ArrayList<>();
+		command.add(Path.of(ChildJvm.java()).resolveSibling("keytool").toString());
+		command.addAll(List.of(arguments));
+		Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+		String output = new String(process.getInputStream().readAllBytes());
+		assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+		assertThat(process.exitValue()).as(output).isZero();
+	}
+
+	private static SSLContext trusting(Path truststore) throws Exception {
+		KeyStore store = KeyStore.getInstance("PKCS12");
+		try (InputStream in = Files.newInputStream(truststore)) {
+			store.load(in, PASSWORD.toCharArray());
+		}
+		TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+		trust.init(store);
+		SSLContext context = SSLContext.getInstance("TLS");
+		context.init(null, trust.getTrustManagers(), null);
+		return context;
+	}
+
+}
