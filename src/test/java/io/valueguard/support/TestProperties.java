@@ -1,5 +1,6 @@
 package io.valueguard.support;
 
+import java.util.HashMap;
 import java.util.Map;
 
 import io.valueguard.config.QueryProperties;
@@ -18,9 +19,14 @@ public final class TestProperties {
 		return of(Map.of());
 	}
 
-	/** {@code valueguard.query.*} bound from {@code properties}, with the defaults for everything they leave out. */
+	/**
+	 * {@code valueguard.query.*} bound from {@code properties} (named without the prefix), with the defaults for
+	 * everything they leave out.
+	 */
 	public static QueryProperties query(Map<String, ?> properties) {
-		return new Binder(new MapConfigurationPropertySource(properties)).bindOrCreate("valueguard.query",
+		Map<String, Object> prefixed = new HashMap<>();
+		properties.forEach((name, value) -> prefixed.put("valueguard.query." + name, value));
+		return new Binder(new MapConfigurationPropertySource(prefixed)).bindOrCreate("valueguard.query",
 				QueryProperties.class);
 	}
 
