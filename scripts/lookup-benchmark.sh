@@ -18,6 +18,11 @@
 # PIN=1 stands in for separate hosts on a 2-core machine: instance A (the one asked) runs on core 0 alone, instance B
 # and wrk share core 1 (taskset). Then A's core bounds local lookups and forwards alike, as it would if B had a host
 # of its own; B sharing its core with wrk can only hold forwards back, never flatter them.
+#
+# SECURITY=1 then runs it all again with security on (docs/security.md), side by side with the open run: bearer
+# tokens (RS256 JWTs signed by a key made here with openssl, checked against its public key), an HTTP Basic user
+# (bcrypt), and the instances signing their calls to each other; the local and forwarded lookups are measured with a
+# token, and the local one with Basic too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-15}"
@@ -41,12 +46,26 @@ for port in 18080 18081 $kafka_port; do
   if (exec 3<>"/dev/tcp/localhost/$port") 2>/dev/null; then echo "port $port is in use: stop what holds it first" >&2; exit 1; fi
 done
 
+# One run: two instances on a fresh broker, then the measurements. $1: open or secured.
+phase() {
+mode="$1"
+rm -rf "$work/kafka" "$work/a" "$work/b"
+secured=(); auth=(); wrk_auth=()
+if [ "$mode" = secured ]; then
+  secured=(--spring.security.oauth2.resourceserver.jwt.public-key-location="file:$work/public.pem"
+    --valueguard.security.require-authentication=true --valueguard.security.internal-secret="$internal_secret"
+    --valueguard.security.users[0].name=bench --valueguard.security.users[0].password="$bench_hash"
+    --valueguard.security.users[0].roles=read,write)
+  auth=(-H "Authorization: Bearer $token"); wrk_auth=(-H "Authorization: Bearer $token")
+fi
+echo
+echo "## $mode"
 "${pin_a[@]}" java -Xmx1g ${JVM_OPTS_A:-} -jar "$jar" --server.port=18080 --valueguard.embedded-kafka.port=$kafka_port \
-  --valueguard.embedded-kafka.log-dir="$work/kafka" --valueguard.state-dir="$work/a" > "$work/a.log" 2>&1 &
+  --valueguard.embedded-kafka.log-dir="$work/kafka" --valueguard.state-dir="$work/a" "${secured[@]}" > "$work/a.log" 2>&1 &
 pids+=($!)
 until curl -sf localhost:18080/actuator/health/readiness >/dev/null; do sleep 1; done
 "${pin_b[@]}" java -Xmx1g ${JVM_OPTS_B:-} -jar "$jar" --server.port=18081 --spring.kafka.bootstrap-servers=localhost:$kafka_port \
-  --valueguard.embedded-kafka.enabled=false --valueguard.state-dir="$work/b" > "$work/b.log" 2>&1 &
+  --valueguard.embedded-kafka.enabled=false --valueguard.state-dir="$work/b" "${secured[@]}" > "$work/b.log" 2>&1 &
 pids+=($!)
 until curl -sf localhost:18081/actuator/health/readiness >/dev/null \
   && curl -sf localhost:18080/actuator/health/readiness >/dev/null; do sleep 1; done
@@ -55,8 +74,8 @@ sleep 5
 # claims until instance A holds one key itself and must forward another
 local_key=""; remote_key=""
 for i in $(seq 1 200); do
-  curl -s -o /dev/null -X PUT "localhost:18080/api/bindings/bench-$i?wait=5s" -H 'Content-Type: text/plain' -d "seat-$i"
-  served=$(curl -s -D - -o /dev/null "localhost:18080/api/bindings/bench-$i" | tr -d '\r' | awk -F': ' 'tolower($1)=="x-valueguard-served-by"{print $2}')
+  curl -s -o /dev/null "${auth[@]}" -X PUT "localhost:18080/api/bindings/bench-$i?wait=5s" -H 'Content-Type: text/plain' -d "seat-$i"
+  served=$(curl -s "${auth[@]}" -D - -o /dev/null "localhost:18080/api/bindings/bench-$i" | tr -d '\r' | awk -F': ' 'tolower($1)=="x-valueguard-served-by"{print $2}')
   if [ "$served" = "localhost:18080" ] && [ -z "$local_key" ]; then local_key="bench-$i"; fi
   if [ "$served" = "localhost:18081" ] && [ -z "$remote_key" ]; then remote_key="bench-$i"; fi
   if [ -n "$local_key" ] && [ -n "$remote_key" ]; then break; fi
@@ -67,7 +86,7 @@ echo "local key: $local_key, forwarded key: $remote_key"
 # takes the value the one before holds, and wins it (a later timestamp), evicting the holder
 : > "$work/sync.txt"
 for i in $(seq 1 ${SYNC_CLAIMS:-100}); do
-  curl -s -o /dev/null -w '%{time_total}\n' -X PUT "localhost:18080/api/bindings/sync-$i?wait=5s" \
+  curl -s -o /dev/null "${auth[@]}" -w '%{time_total}\n' -X PUT "localhost:18080/api/bindings/sync-$i?wait=5s" \
     -H 'Content-Type: text/plain' -d "sync-seat-$(( (i + 1) / 2 ))" >> "$work/sync.txt"
 done
 sort -n "$work/sync.txt" | awk '{t[NR] = $1 * 1000} END {printf "synchronous claims (?wait=5s, %d in a row): p50 %.0f ms, p90 %.0f ms, max %.0f ms\n", NR, t[int(NR * 0.5)], t[int(NR * 0.9)], t[NR]}'
@@ -77,8 +96,9 @@ ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 hz=$(getconf CLK_TCK)
 run() {
   local name="$1" url="$2" a b
+  shift 2
   a=$(ticks "${pids[0]}"); b=$(ticks "${pids[1]}")
-  "${pin_b[@]}" wrk -t2 -c8 -d"${seconds}s" --latency "$url" > "$work/wrk.txt"
+  "${pin_b[@]}" wrk -t2 -c8 -d"${seconds}s" --latency "$@" "$url" > "$work/wrk.txt"
   a=$(($(ticks "${pids[0]}") - a)); b=$(($(ticks "${pids[1]}") - b))
   local rps p50 p99 requests
   rps=$(awk '/Requests\/sec/{print $2}' "$work/wrk.txt")
@@ -91,10 +111,43 @@ run() {
 urls=("http://localhost:18080/actuator/health/liveness" "http://localhost:18080/api/bindings/$local_key"
   "http://localhost:18080/api/bindings/$remote_key")
 for round in 1 2; do
-  for url in "${urls[@]}"; do "${pin_b[@]}" wrk -t2 -c8 -d"$((warmup / 2))s" "$url" > /dev/null; done
+  for url in "${urls[@]}"; do "${pin_b[@]}" wrk -t2 -c8 -d"$((warmup / 2))s" "${wrk_auth[@]}" "$url" > /dev/null; done
 done
 echo "| lookup | requests/s | p50 | p99 | CPU ms per 1,000 requests: both | A (asked) | B |"
 echo "| --- | --- | --- | --- | --- | --- | --- |"
-run "floor: /actuator/health/liveness" "${urls[0]}"
-run "key held by the instance asked" "${urls[1]}"
-run "key it must forward" "${urls[2]}"
+if [ "$mode" = open ]; then
+  run "floor: /actuator/health/liveness" "${urls[0]}"
+  run "key held by the instance asked" "${urls[1]}"
+  run "key it must forward" "${urls[2]}"
+else
+  run "key held by the instance asked, bearer token" "${urls[1]}" -H "Authorization: Bearer $token"
+  run "key held by the instance asked, HTTP Basic" "${urls[1]}" -H "Authorization: Basic $basic"
+  run "key it must forward, bearer token, signed forward" "${urls[2]}" -H "Authorization: Bearer $token"
+fi
+for ((i = ${#pids[@]} - 1; i >= 0; i--)); do kill "${pids[i]}" 2>/dev/null || true; wait "${pids[i]}" 2>/dev/null || true; done
+pids=()
+}
+
+if [ "${SECURITY:-0}" = 1 ]; then
+  # an RS256 key pair, a token for it, and a bcrypt hash of the Basic user's password (with the jar's own bcrypt)
+  openssl genrsa -out "$work/private.pem" 2048 2>/dev/null
+  openssl rsa -in "$work/private.pem" -pubout -out "$work/public.pem" 2>/dev/null
+  b64url() { openssl base64 -A | tr '+/' '-_' | tr -d '='; }
+  now=$(date +%s)
+  header=$(printf '{"alg":"RS256","typ":"JWT"}' | b64url)
+  payload=$(printf '{"sub":"bench","scope":"valueguard.read valueguard.write","iat":%d,"exp":%d}' "$now" $((now + 7200)) | b64url)
+  token="$header.$payload.$(printf '%s.%s' "$header" "$payload" | openssl dgst -sha256 -sign "$work/private.pem" -binary | b64url)"
+  internal_secret=$(openssl rand -hex 24)
+  unzip -o -q -j "$jar" 'BOOT-INF/lib/spring-security-crypto-*.jar' 'BOOT-INF/lib/commons-logging-*.jar' -d "$work/crypto" 2>/dev/null || true
+  cat > "$work/Hash.java" <<'JAVA'
+public class Hash {
+  public static void main(String[] args) {
+    System.out.print(new org.springframework.security.crypto.bcrypt.BCryptPasswordEncoder(10).encode(args[0]));
+  }
+}
+JAVA
+  bench_hash=$(java -cp "$work/crypto/*" "$work/Hash.java" bench-password)
+  basic=$(printf 'bench:bench-password' | openssl base64 -A)
+fi
+phase open
+if [ "${SECURITY:-0}" = 1 ]; then phase secured; fi

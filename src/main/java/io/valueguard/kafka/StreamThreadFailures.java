@@ -10,6 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import io.valueguard.config.ValueGuardProperties;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 import org.jspecify.annotations.Nullable;
 
@@ -21,7 +22,9 @@ import org.springframework.stereotype.Component;
  * that timed out) costs only that thread, which Kafka Streams replaces; exactly-once holds because the thread's open
  * transaction aborts and its tasks restart from the last commit. An {@link Error} (out of memory), or more deaths
  * within {@code valueguard.streams.thread-replacement-window} than {@code max-thread-replacements}, shuts the client
- * down instead, and {@link StreamsSupervisor} restarts it with a backoff.
+ * down instead, and {@link StreamsSupervisor} restarts it with a backoff. Kafka refusing the principal an operation
+ * (an ACL missing) shuts the client down for good, with one ERROR naming the resource: no restart can fix it, so the
+ * supervisor takes liveness DOWN at once instead of retrying.
  */
 @Component
 public class StreamThreadFailures {
@@ -33,6 +36,9 @@ public class StreamThreadFailures {
 	private final Duration window;
 
 	private final Map<String, String> lastCause = new ConcurrentHashMap<>();
+
+	/** Clients that Kafka refused an operation: what it said. */
+	private final Map<String, String> refused = new ConcurrentHashMap<>();
 
 	/** Clients that were handed a handler from here: proof that the policy is installed, for tests and diagnostics. */
 	private final Set<String> installed = ConcurrentHashMap.newKeySet();
@@ -49,6 +55,15 @@ public class StreamThreadFailures {
 		return (exception) -> {
 			String cause = describe(exception);
 			this.lastCause.put(applicationId, cause);
+			AuthorizationException denied = authorization(exception);
+			if (denied != null) {
+				String refusal = denied.getClass().getSimpleName() + ": " + denied.getMessage();
+				this.refused.put(applicationId, refusal);
+				logger.error("Kafka refused " + applicationId + " an operation it needs (" + refusal + "); shutting "
+						+ "the client down, and liveness goes DOWN: grant the principal the ACLs that docs/security.md "
+						+ "lists for this resource, then restart the instance");
+				return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
+			}
 			if (fatal(exception)) {
 				logger.warn("A stream thread of " + applicationId + " died of a fatal error; shutting the client down "
 						+ "to restart it: " + cause);
@@ -76,6 +91,23 @@ public class StreamThreadFailures {
 	/** Application ids of the clients that were handed this policy when they started. */
 	public Set<String> installedFor() {
 		return Set.copyOf(this.installed);
+	}
+
+	/** What Kafka said when it refused the client an operation, or null when it never did. */
+	@Nullable String refusal(String applicationId) {
+		return this.refused.get(applicationId);
+	}
+
+	private static @Nullable AuthorizationException authorization(Throwable exception) {
+		for (Throwable cause = exception; cause != null; cause = cause.getCause()) {
+			if (cause instanceof AuthorizationException denied) {
+				return denied;
+			}
+			if (cause.getCause() == cause) {
+				break;
+			}
+		}
+		return null;
 	}
 
 	/** The last error that killed a thread of the client, for the supervisor's log line. */

@@ -55,9 +55,14 @@ class StreamsHealth {
 			Health states = check(clients, (state) -> true);
 			List<String> givenUp = supervisor.givenUp();
 			if (!givenUp.isEmpty()) {
+				List<String> refusals = givenUp.stream()
+					.filter((id) -> supervisor.refusal(id) != null)
+					.map((id) -> id + ": " + supervisor.refusal(id))
+					.toList();
 				return Health.down()
 					.withDetails(states.getDetails())
-					.withDetail("reason", "restarts failed in a row: " + givenUp)
+					.withDetail("reason", refusals.isEmpty() ? "restarts failed in a row: " + givenUp
+							: "Kafka refused an operation (missing ACL, docs/security.md): " + refusals)
 					.build();
 			}
 			return states;

@@ -64,10 +64,14 @@ public class StreamsSupervisor implements SmartLifecycle, ApplicationListener<Co
 		this.settings = properties.streams();
 	}
 
-	/** True when a client has failed {@code max-restarts} restarts in a row: only a process restart is left. */
+	/**
+	 * True when a client has failed {@code max-restarts} restarts in a row, or Kafka refused it an operation: only a
+	 * process restart (after the fix) is left.
+	 */
 	public boolean gaveUp(String applicationId) {
 		Watch watch = this.watches.get(applicationId);
-		return watch != null && watch.failedRestarts > this.settings.maxRestarts();
+		return (watch != null && watch.failedRestarts > this.settings.maxRestarts())
+				|| this.failures.refusal(applicationId) != null;
 	}
 
 	/** How often the supervisor has restarted the client since the process started. */
@@ -146,6 +150,10 @@ public class StreamsSupervisor implements SmartLifecycle, ApplicationListener<Co
 			watch.restartAtNanos = 0;
 			return;
 		}
+		if (this.failures.refusal(applicationId) != null) {
+			// a missing ACL: restarting cannot help, and retrying would hide the error in a loop
+			return;
+		}
 		long now = System.nanoTime();
 		if (previous != KafkaStreams.State.ERROR || watch.restartAtNanos == 0) {
 			Duration backoff = backoff(watch.failedRestarts);
@@ -210,6 +218,11 @@ public class StreamsSupervisor implements SmartLifecycle, ApplicationListener<Co
 	private String cause(String applicationId) {
 		String cause = this.failures.lastCause(applicationId);
 		return (cause != null) ? cause : "unknown (see the Kafka Streams log above)";
+	}
+
+	/** What Kafka said when it refused the client an operation, or null. */
+	@Nullable String refusal(String applicationId) {
+		return this.failures.refusal(applicationId);
 	}
 
 	List<String> givenUp() {

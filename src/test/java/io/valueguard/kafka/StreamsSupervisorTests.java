@@ -126,4 +126,23 @@ class StreamsSupervisorTests {
 			.isEqualTo(StreamThreadExceptionResponse.SHUTDOWN_CLIENT);
 	}
 
+	@Test
+	void shouldShutDownForGoodAndGoDeadAtOnceWhenKafkaRefusesAnOperation() {
+		var handler = this.failures.handlerFor(KEYS);
+		RuntimeException denied = new RuntimeException("Unexpected error in InitProducerId",
+				new org.apache.kafka.common.errors.TransactionalIdAuthorizationException(
+						"Transactional Id authorization failed."));
+
+		assertThat(handler.handle(denied)).isEqualTo(StreamThreadExceptionResponse.SHUTDOWN_CLIENT);
+		given(this.streams.state()).willReturn(KafkaStreams.State.ERROR);
+		for (int i = 0; i < 5; i++) {
+			this.supervisor.checkAll();
+		}
+
+		verify(this.factory, never()).stop();
+		assertThat(this.supervisor.gaveUp(KEYS)).as("liveness DOWN at once, no retry loop").isTrue();
+		assertThat(this.supervisor.refusal(KEYS)).isEqualTo(
+				"TransactionalIdAuthorizationException: Transactional Id authorization failed.");
+	}
+
 }
