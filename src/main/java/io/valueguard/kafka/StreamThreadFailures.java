@@ -93,6 +93,11 @@ public class StreamThreadFailures {
 		return Set.copyOf(this.installed);
 	}
 
+	/** Application ids of the clients Kafka refused an operation. */
+	Set<String> refused() {
+		return Set.copyOf(this.refused.keySet());
+	}
+
 	/** What Kafka said when it refused the client an operation, or null when it never did. */
 	@Nullable String refusal(String applicationId) {
 		return this.refused.get(applicationId);

@@ -3,6 +3,8 @@ package io.valueguard.kafka;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -226,7 +228,9 @@ public class StreamsSupervisor implements SmartLifecycle, ApplicationListener<Co
 	}
 
 	List<String> givenUp() {
-		return this.watches.keySet().stream().filter(this::gaveUp).sorted().toList();
+		Set<String> clients = new TreeSet<>(this.watches.keySet());
+		clients.addAll(this.failures.refused());
+		return clients.stream().filter(this::gaveUp).toList();
 	}
 
 }

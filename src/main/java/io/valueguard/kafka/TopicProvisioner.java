@@ -150,8 +150,29 @@ public class TopicProvisioner {
 			return partitions;
 		}
 		catch (TopicExistsException ex) {
-			// another instance created it first: take what it made
-			return describe(admin, topic).map((d) -> d.partitions().size()).orElse(partitions);
+			// another instance, or an operator, created it first: take what they made, once its metadata shows here
+			return awaitDescription(admin, topic).partitions().size();
+		}
+	}
+
+	/** A topic that exists, described as soon as this broker's metadata shows it. */
+	private TopicDescription awaitDescription(Admin admin, String topic) {
+		long deadline = System.nanoTime() + TIMEOUT.toNanos();
+		while (true) {
+			Optional<TopicDescription> description = describe(admin, topic);
+			if (description.isPresent()) {
+				return description.get();
+			}
+			if (System.nanoTime() > deadline) {
+				throw failure("describe topic '" + topic + "', which exists", null);
+			}
+			try {
+				Thread.sleep(100);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw failure("describe topic '" + topic + "', which exists", ex);
+			}
 		}
 	}
 

@@ -1,6 +1,5 @@
 package io.valueguard.routing;
 
-import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,15 +9,13 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
-
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 
 import io.valueguard.ValueGuardApplication;
 import io.valueguard.support.ApiClient;
-import io.valueguard.support.ChildJvm;
 import io.valueguard.support.FreePorts;
+import io.valueguard.support.Keytool;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -58,13 +55,7 @@ class TlsIntegrationTests {
 	static void startTwoInstancesOverHttps(EmbeddedKafkaBroker broker) throws Exception {
 		Path keystore = work.resolve("server.p12");
 		Path truststore = work.resolve("trust.p12");
-		keytool("-genkeypair", "-alias", "valueguard", "-keyalg", "RSA", "-keysize", "2048", "-dname", "CN=localhost",
-				"-ext", "SAN=dns:localhost,ip:127.0.0.1", "-validity", "2", "-storetype", "PKCS12", "-keystore",
-				keystore.toString(), "-storepass", PASSWORD, "-keypass", PASSWORD);
-		keytool("-exportcert", "-alias", "valueguard", "-keystore", keystore.toString(), "-storepass", PASSWORD, "-rfc",
-				"-file", work.resolve("valueguard.crt").toString());
-		keytool("-importcert", "-noprompt", "-alias", "valueguard", "-file", work.resolve("valueguard.crt").toString(),
-				"-storetype", "PKCS12", "-keystore", truststore.toString(), "-storepass", PASSWORD);
+		Keytool.localhost(keystore, truststore, PASSWORD);
 		SSLContext trusting = trusting(truststore);
 		for (int i = 0; i < 2; i++) {
 			int port = FreePorts.next();
@@ -120,16 +111,6 @@ class TlsIntegrationTests {
 		ApiClient.Reply plain = new ApiClient(ports.get(0)).get("/api/instances");
 		assertThat(plain.status()).isEqualTo(400);
 		assertThat(plain.body()).doesNotContain("reachable");
-	}
-
-	private static void keytool(String... arguments) throws IOException, InterruptedException {
-		List<String> command = new ArrayList<>();
-		command.add(Path.of(ChildJvm.java()).resolveSibling("keytool").toString());
-		command.addAll(List.of(arguments));
-		Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-		String output = new String(process.getInputStream().readAllBytes());
-		assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
-		assertThat(process.exitValue()).as(output).isZero();
 	}
 
 	private static SSLContext trusting(Path truststore) throws Exception {
