@@ -33,6 +33,8 @@ import org.springframework.validation.annotation.Validated;
  * @param publicApiDocs let {@code /v3/api-docs} and {@code /swagger-ui} be read without credentials
  * @param basicCacheTtl how long a verified Basic credential is remembered (by a hash of the header, never the
  * password), so that bcrypt runs once per client per period, not per request; 0 turns that off
+ * @param tokenCacheTtl how long a validated bearer token is remembered (by a hash, never past its expiry), so that its
+ * signature is checked once per period, not per request; 0 turns that off
  */
 @ConfigurationProperties("valueguard.security")
 @Validated
@@ -41,7 +43,7 @@ public record SecurityProperties(@DefaultValue("false") boolean requireAuthentic
 		@DefaultValue List<@Valid User> users, @Nullable @Size(min = 32,
 				message = "must be at least 32 characters") String internalSecret,
 		@DefaultValue("30s") Duration internalWindow, @DefaultValue("true") boolean publicApiDocs,
-		@DefaultValue("1m") Duration basicCacheTtl) {
+		@DefaultValue("1m") Duration basicCacheTtl, @DefaultValue("5m") Duration tokenCacheTtl) {
 
 	/**
 	 * @param read lookups, listings, batch lookups, {@code /api/claims}, {@code /api/instances}

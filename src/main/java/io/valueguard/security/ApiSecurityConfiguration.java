@@ -10,7 +10,6 @@ import org.springframework.boot.security.oauth2.server.resource.autoconfigure.OA
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.http.HttpMethod;
-import org.springframework.security.config.Customizer;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.config.http.SessionCreationPolicy;
 import org.springframework.security.oauth2.jwt.JwtDecoder;
@@ -37,7 +36,8 @@ class ApiSecurityConfiguration {
 
 	@Bean
 	SecurityFilterChain apiSecurity(HttpSecurity http, SecurityProperties security,
-			ObjectProvider<OAuth2ResourceServerProperties> resourceServerProperties) throws Exception {
+			ObjectProvider<OAuth2ResourceServerProperties> resourceServerProperties, ObjectProvider<JwtDecoder> jwtDecoder)
+			throws Exception {
 		boolean bearer = bearerConfigured(resourceServerProperties.getIfAvailable());
 		boolean basic = security.basic();
 		http.csrf((csrf) -> csrf.disable())
@@ -72,7 +72,10 @@ class ApiSecurityConfiguration {
 				.access(permissions.admin());
 		});
 		if (bearer) {
-			http.oauth2ResourceServer((resourceServer) -> resourceServer.jwt(Customizer.withDefaults())
+			JwtDecoder decoder = jwtDecoder.getObject();
+			JwtDecoder tokens = security.tokenCacheTtl().isZero() ? decoder
+					: new CachingJwtDecoder(decoder, security.tokenCacheTtl());
+			http.oauth2ResourceServer((resourceServer) -> resourceServer.jwt((jwt) -> jwt.decoder(tokens))
 				.authenticationEntryPoint(problems)
 				.accessDeniedHandler(problems));
 		}

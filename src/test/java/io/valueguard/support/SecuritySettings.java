@@ -19,7 +19,7 @@ public final class SecuritySettings {
 	public static SecurityProperties open(@Nullable String internalSecret) {
 		return new SecurityProperties(false, new SecurityProperties.Authorities("SCOPE_valueguard.read",
 				"SCOPE_valueguard.write", "SCOPE_valueguard.admin"), null, List.of(), internalSecret,
-				Duration.ofSeconds(30), true, Duration.ofMinutes(1));
+				Duration.ofSeconds(30), true, Duration.ofMinutes(1), Duration.ofMinutes(5));
 	}
 
 }

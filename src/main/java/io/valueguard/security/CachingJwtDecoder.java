@@ -1,0 +1,78 @@
+package io.valueguard.security;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HexFormat;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Expiry;
+
+import org.springframework.security.oauth2.jwt.Jwt;
+import org.springframework.security.oauth2.jwt.JwtDecoder;
+import org.springframework.security.oauth2.jwt.JwtException;
+
+/**
+ * Remembers tokens it has validated, by a SHA-256 of the token, until the sooner of their expiry and
+ * {@code valueguard.security.token-cache-ttl}: a client sends the same token with every request, and checking its
+ * RSA or EC signature each time costs more than the lookup it authorizes. A token is only ever remembered after the
+ * full validation (signature, issuer, times) passed, and never past its {@code exp}; a refused token is not remembered,
+ * so every bad token is checked in full.
+ */
+final class CachingJwtDecoder implements JwtDecoder {
+
+	private final JwtDecoder delegate;
+
+	private final Cache<String, Jwt> validated;
+
+	CachingJwtDecoder(JwtDecoder delegate, Duration ttl) {
+		this.delegate = delegate;
+		this.validated = Caffeine.newBuilder().maximumSize(10_000).expireAfter(new Expiry<String, Jwt>() {
+
+			@Override
+			public long expireAfterCreate(String key, Jwt jwt, long currentTime) {
+				Instant expiresAt = jwt.getExpiresAt();
+				long untilExpiry = (expiresAt != null) ? Duration.between(Instant.now(), expiresAt).toNanos()
+						: Long.MAX_VALUE;
+				return Math.max(0, Math.min(untilExpiry, ttl.toNanos()));
+			}
+
+			@Override
+			public long expireAfterUpdate(String key, Jwt jwt, long currentTime, long currentDuration) {
+				return currentDuration;
+			}
+
+			@Override
+			public long expireAfterRead(String key, Jwt jwt, long currentTime, long currentDuration) {
+				return currentDuration;
+			}
+
+		}).build();
+	}
+
+	@Override
+	public Jwt decode(String token) throws JwtException {
+		String fingerprint = fingerprint(token);
+		Jwt known = this.validated.getIfPresent(fingerprint);
+		if (known != null && (known.getExpiresAt() == null || Instant.now().isBefore(known.getExpiresAt()))) {
+			return known;
+		}
+		Jwt jwt = this.delegate.decode(token);
+		this.validated.put(fingerprint, jwt);
+		return jwt;
+	}
+
+	private static String fingerprint(String token) {
+		try {
+			return HexFormat.of()
+				.formatHex(MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.US_ASCII)));
+		}
+		catch (NoSuchAlgorithmException ex) {
+			throw new IllegalStateException("SHA-256 is part of every Java runtime", ex);
+		}
+	}
+
+}
