@@ -1,5 +1,9 @@
 package io.valueguard.api;
 
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+
 import io.valueguard.config.QueryProperties;
 import io.valueguard.routing.Answer;
 import io.valueguard.routing.AnswerHeaders;
@@ -8,6 +12,7 @@ import io.valueguard.routing.Lookup;
 import io.valueguard.routing.Page;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.boot.convert.DurationStyle;
 import org.springframework.http.ResponseEntity;
 
 /** Turns answers into HTTP responses, with the headers that say who served them and how stale they may be. */
@@ -31,7 +36,7 @@ final class Responses {
 	}
 
 	/** A 200 that names the instances whose stores the body was read from. */
-	static ResponseEntity.BodyBuilder servedBy(java.util.List<String> instances) {
+	static ResponseEntity.BodyBuilder servedBy(List<String> instances) {
 		return ResponseEntity.ok().header(AnswerHeaders.SERVED_BY, String.join(", ", instances));
 	}
 
@@ -51,13 +56,13 @@ final class Responses {
 	}
 
 	/** A {@code ?wait=} duration ({@code 5s}, {@code 500ms}, ISO-8601), at most {@code valueguard.query.max-wait}. */
-	static java.time.@Nullable Duration wait(@Nullable String wait, QueryProperties properties) {
+	static @Nullable Duration wait(@Nullable String wait, QueryProperties properties) {
 		if (wait == null) {
 			return null;
 		}
-		java.time.Duration duration;
+		Duration duration;
 		try {
-			duration = org.springframework.boot.convert.DurationStyle.detectAndParse(wait);
+			duration = DurationStyle.detectAndParse(wait);
 		}
 		catch (IllegalArgumentException ex) {
 			throw new InvalidRequestException("wait must be a duration such as 5s or 500ms, not '" + wait + "'");
@@ -70,12 +75,12 @@ final class Responses {
 	}
 
 	/** The keys of a batch lookup: at least one, at most {@code valueguard.query.max-batch-size}. */
-	static java.util.List<String> batch(java.util.@Nullable List<String> keys, QueryProperties properties) {
+	static List<String> batch(@Nullable List<String> keys, QueryProperties properties) {
 		if (keys == null || keys.isEmpty() || keys.size() > properties.maxBatchSize()) {
 			throw new InvalidRequestException("a batch lookup takes a JSON array of 1 to " + properties.maxBatchSize()
 					+ " strings, not " + ((keys != null) ? keys.size() : 0));
 		}
-		if (keys.stream().anyMatch(java.util.Objects::isNull)) {
+		if (keys.stream().anyMatch(Objects::isNull)) {
 			throw new InvalidRequestException("a batch lookup takes strings, not null");
 		}
 		return keys;

@@ -1,6 +1,7 @@
 package io.valueguard.kafka;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -88,7 +89,7 @@ public class StoreLags {
 
 	/** The partitions this instance's client is active for (its active tasks). */
 	public static Set<Integer> activePartitions(KafkaStreams streams) {
-		Set<Integer> partitions = new java.util.HashSet<>();
+		Set<Integer> partitions = new HashSet<>();
 		for (ThreadMetadata thread : streams.metadataForLocalThreads()) {
 			for (TaskMetadata task : thread.activeTasks()) {
 				partitions.add(task.taskId().partition());

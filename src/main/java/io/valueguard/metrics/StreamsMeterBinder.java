@@ -10,6 +10,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.ToDoubleFunction;
 
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -157,7 +158,7 @@ class StreamsMeterBinder implements DisposableBean {
 	}
 
 	/** A counter must never go down: keep the greatest good value seen. */
-	private static final class LastGoodValue implements java.util.function.ToDoubleFunction<Metric> {
+	private static final class LastGoodValue implements ToDoubleFunction<Metric> {
 
 		private double last;
 

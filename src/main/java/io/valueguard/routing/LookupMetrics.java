@@ -1,7 +1,9 @@
 package io.valueguard.routing;
 
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -32,7 +34,7 @@ class LookupMetrics {
 	}
 
 	void record(String store, String route, String outcome, long nanos) {
-		timer(store, route, outcome).record(nanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+		timer(store, route, outcome).record(nanos, TimeUnit.NANOSECONDS);
 	}
 
 	private Timer timer(String store, String route, String outcome) {
@@ -41,8 +43,8 @@ class LookupMetrics {
 					.description("Lookups by key or value, from the request to the answer")
 					.tags("store", store, "route", route, "outcome", outcome)
 					.publishPercentileHistogram()
-							.minimumExpectedValue(java.time.Duration.ofMillis(1))
-					.maximumExpectedValue(java.time.Duration.ofSeconds(10))
+							.minimumExpectedValue(Duration.ofMillis(1))
+					.maximumExpectedValue(Duration.ofSeconds(10))
 					.register(this.registry));
 	}
 

@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.function.Supplier;
 import javax.net.ssl.SSLContext;
 
 import io.valueguard.config.QueryProperties;
@@ -278,7 +279,7 @@ class RemoteInstances implements DisposableBean {
 		return URI.create(uri.toString());
 	}
 
-	private static <R> R call(HostInfo host, java.util.function.Supplier<R> call) {
+	private static <R> R call(HostInfo host, Supplier<R> call) {
 		try {
 			R result = call.get();
 			if (result == null) {

@@ -1,6 +1,7 @@
 package io.valueguard.kafka.local;
 
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -96,7 +97,7 @@ public final class LocalKafkaBroker implements DisposableBean {
 		}
 		try {
 			Files.createDirectories(this.logDir);
-			new Formatter().setPrintStream(new PrintStream(java.io.OutputStream.nullOutputStream()))
+			new Formatter().setPrintStream(new PrintStream(OutputStream.nullOutputStream()))
 				.setNodeId(1)
 				.setClusterId(Uuid.randomUuid().toString())
 				.setDirectories(Set.of(this.logDir.toString()))
