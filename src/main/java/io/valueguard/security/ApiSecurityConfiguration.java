@@ -9,6 +9,7 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.security.oauth2.server.resource.autoconfigure.OAuth2ResourceServerProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpMethod;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.config.http.SessionCreationPolicy;
@@ -42,6 +43,25 @@ class ApiSecurityConfiguration {
 	@Bean
 	SecurityObservationSettings securityObservationSettings() {
 		return SecurityObservationSettings.noObservations();
+	}
+
+	/**
+	 * The calls instances make to each other: the protocol checks its own signature ({@code routing/RequestSignature}),
+	 * so none of the API's filters (token and Basic parsing, authorization rules, response headers) run for them.
+	 */
+	@Bean
+	@Order(1)
+	SecurityFilterChain instanceCalls(HttpSecurity http) throws Exception {
+		return http.securityMatcher("/internal/**")
+			.authorizeHttpRequests((requests) -> requests.anyRequest().permitAll())
+			.csrf((csrf) -> csrf.disable())
+			.sessionManagement((sessions) -> sessions.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
+			.requestCache((cache) -> cache.disable())
+			.headers((headers) -> headers.disable())
+			.anonymous((anonymous) -> anonymous.disable())
+			.formLogin((form) -> form.disable())
+			.logout((logout) -> logout.disable())
+			.build();
 	}
 
 	@Bean
