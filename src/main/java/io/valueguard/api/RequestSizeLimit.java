@@ -1,8 +1,6 @@
 package io.valueguard.api;
 
 import java.io.IOException;
-import java.util.LinkedHashMap;
-import java.util.Map;
 
 import io.valueguard.config.ValueGuardProperties;
 import io.valueguard.routing.ProblemTypes;
@@ -13,9 +11,7 @@ import jakarta.servlet.ServletInputStream;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
-import tools.jackson.databind.json.JsonMapper;
 
-import org.springframework.http.MediaType;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
@@ -24,8 +20,6 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * limit while it is read ({@link TooLarge}, which {@link ProblemHandler} answers).
  */
 class RequestSizeLimit extends OncePerRequestFilter {
-
-	private static final JsonMapper JSON = JsonMapper.builder().build();
 
 	private final long maxBytes;
 
@@ -50,18 +44,9 @@ class RequestSizeLimit extends OncePerRequestFilter {
 	protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
 			throws ServletException, IOException {
 		if (request.getContentLengthLong() > this.maxBytes) {
-			Map<String, Object> problem = new LinkedHashMap<>();
-			problem.put("type", ProblemTypes.of("payload-too-large").toString());
-			problem.put("title", "Payload too large");
-			problem.put("status", 413);
-			problem.put("detail", detail(this.maxBytes));
-			byte[] body = JSON.writeValueAsBytes(problem);
-			response.setStatus(413);
 			// the rest of the body is not read: the connection cannot carry another request
 			response.setHeader("Connection", "close");
-			response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
-			response.setContentLength(body.length);
-			response.getOutputStream().write(body);
+			ProblemTypes.write(response, 413, "payload-too-large", "Payload too large", detail(this.maxBytes));
 			return;
 		}
 		chain.doFilter(request.getContentLengthLong() < 0 ? new Bounded(request, this.maxBytes) : request, response);

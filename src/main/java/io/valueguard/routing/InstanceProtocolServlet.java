@@ -2,7 +2,6 @@ package io.valueguard.routing;
 
 import java.io.IOException;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -231,12 +230,7 @@ final class InstanceProtocolServlet extends HttpServlet {
 
 	private static void problem(HttpServletResponse response, int status, String type, String title, String detail)
 			throws IOException {
-		Map<String, Object> problem = new LinkedHashMap<>();
-		problem.put("type", ProblemTypes.of(type).toString());
-		problem.put("title", title);
-		problem.put("status", status);
-		problem.put("detail", detail);
-		write(response, status, MediaType.APPLICATION_PROBLEM_JSON_VALUE, JSON.writeValueAsBytes(problem));
+		ProblemTypes.write(response, status, type, title, detail);
 	}
 
 	private static void write(HttpServletResponse response, int status, String type, byte[] body)

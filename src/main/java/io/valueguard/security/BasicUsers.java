@@ -1,10 +1,6 @@
 package io.valueguard.security;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
@@ -66,7 +62,7 @@ final class BasicUsers implements AuthenticationProvider {
 		if (this.verified == null) {
 			return verify(name, password);
 		}
-		String fingerprint = fingerprint(name, password);
+		String fingerprint = Fingerprints.sha256(name + '\u0000' + password);
 		Authentication known = this.verified.getIfPresent(fingerprint);
 		if (known != null) {
 			return known;
@@ -83,16 +79,6 @@ final class BasicUsers implements AuthenticationProvider {
 			throw new BadCredentialsException("Bad credentials");
 		}
 		return UsernamePasswordAuthenticationToken.authenticated(name, null, user.authorities());
-	}
-
-	private static String fingerprint(String name, String password) {
-		try {
-			MessageDigest sha = MessageDigest.getInstance("SHA-256");
-			return HexFormat.of().formatHex(sha.digest((name + '\u0000' + password).getBytes(StandardCharsets.UTF_8)));
-		}
-		catch (NoSuchAlgorithmException ex) {
-			throw new IllegalStateException("SHA-256 is part of every Java runtime", ex);
-		}
 	}
 
 	@Override

@@ -1,11 +1,7 @@
 package io.valueguard.security;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HexFormat;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
@@ -55,7 +51,7 @@ final class CachingJwtDecoder implements JwtDecoder {
 
 	@Override
 	public Jwt decode(String token) throws JwtException {
-		String fingerprint = fingerprint(token);
+		String fingerprint = Fingerprints.sha256(token);
 		Jwt known = this.validated.getIfPresent(fingerprint);
 		if (known != null && (known.getExpiresAt() == null || Instant.now().isBefore(known.getExpiresAt()))) {
 			return known;
@@ -63,16 +59,6 @@ final class CachingJwtDecoder implements JwtDecoder {
 		Jwt jwt = this.delegate.decode(token);
 		this.validated.put(fingerprint, jwt);
 		return jwt;
-	}
-
-	private static String fingerprint(String token) {
-		try {
-			return HexFormat.of()
-				.formatHex(MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.US_ASCII)));
-		}
-		catch (NoSuchAlgorithmException ex) {
-			throw new IllegalStateException("SHA-256 is part of every Java runtime", ex);
-		}
 	}
 
 }

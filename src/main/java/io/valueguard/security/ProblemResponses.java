@@ -1,16 +1,12 @@
 package io.valueguard.security;
 
 import java.io.IOException;
-import java.util.LinkedHashMap;
-import java.util.Map;
 
 import io.valueguard.routing.ProblemTypes;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
-import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.http.HttpHeaders;
-import org.springframework.http.MediaType;
 import org.springframework.security.access.AccessDeniedException;
 import org.springframework.security.core.AuthenticationException;
 import org.springframework.security.core.context.SecurityContextHolder;
@@ -23,8 +19,6 @@ import org.springframework.security.web.access.AccessDeniedHandler;
  * takes in {@code WWW-Authenticate}, a 403 names the missing authority or the key the credential may use.
  */
 final class ProblemResponses implements AuthenticationEntryPoint, AccessDeniedHandler {
-
-	private static final JsonMapper JSON = JsonMapper.builder().build();
 
 	private final ApiPermissions permissions;
 
@@ -51,13 +45,13 @@ final class ProblemResponses implements AuthenticationEntryPoint, AccessDeniedHa
 		String detail = badToken ? "The bearer token was refused: " + reason((OAuth2AuthenticationException) failure)
 				: (request.getHeader(HttpHeaders.AUTHORIZATION) != null) ? "The credentials were refused"
 						: "This request needs credentials: " + accepted();
-		write(response, 401, "unauthorized", "Unauthorized", detail);
+		ProblemTypes.write(response, 401, "unauthorized", "Unauthorized", detail);
 	}
 
 	@Override
 	public void handle(HttpServletRequest request, HttpServletResponse response, AccessDeniedException denied)
 			throws IOException {
-		write(response, 403, "forbidden", "Forbidden",
+		ProblemTypes.write(response, 403, "forbidden", "Forbidden",
 				this.permissions.denial(request, SecurityContextHolder.getContext().getAuthentication()));
 	}
 
@@ -69,20 +63,6 @@ final class ProblemResponses implements AuthenticationEntryPoint, AccessDeniedHa
 	private static String reason(OAuth2AuthenticationException failure) {
 		String description = failure.getError().getDescription();
 		return (description != null) ? description : failure.getError().getErrorCode();
-	}
-
-	private static void write(HttpServletResponse response, int status, String type, String title, String detail)
-			throws IOException {
-		Map<String, Object> problem = new LinkedHashMap<>();
-		problem.put("type", ProblemTypes.of(type).toString());
-		problem.put("title", title);
-		problem.put("status", status);
-		problem.put("detail", detail);
-		byte[] body = JSON.writeValueAsBytes(problem);
-		response.setStatus(status);
-		response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
-		response.setContentLength(body.length);
-		response.getOutputStream().write(body);
 	}
 
 }
