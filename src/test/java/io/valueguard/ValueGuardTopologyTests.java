@@ -8,7 +8,7 @@ import java.util.Map;
 import io.valueguard.claims.EvictionEvent;
 import io.valueguard.config.StoreType;
 import io.valueguard.messages.CommandBatch;
-import io.valueguard.messages.Eviction;
+import io.valueguard.messages.Verdict;
 import io.valueguard.messages.OwnerCommand;
 import io.valueguard.messages.VerdictBatch;
 import io.valueguard.support.TestProperties;
@@ -75,7 +75,7 @@ class ValueGuardTopologyTests {
 			assertThat(event.evictedBy()).isEqualTo("bob");
 			assertThat(event.claimTimestamp()).isEqualTo(100);
 			assertThat(event.evictedByTimestamp()).isEqualTo(200);
-			assertThat(event.reason()).isEqualTo(Eviction.Reason.SUPERSEDED);
+			assertThat(event.reason()).isEqualTo(Verdict.Reason.SUPERSEDED);
 			assertThat(event.evictionTimestamp()).isPositive();
 		});
 		assertThat(this.harness.boundValues()).containsExactly(Map.entry("bob", "phone"));
@@ -109,7 +109,7 @@ class ValueGuardTopologyTests {
 		assertThat(this.harness.evictionEvents()).singleElement().satisfies((event) -> {
 			assertThat(event.key()).isEqualTo("alice");
 			assertThat(event.evictedBy()).isEqualTo("bob");
-			assertThat(event.reason()).isEqualTo(Eviction.Reason.LATE);
+			assertThat(event.reason()).isEqualTo(Verdict.Reason.LATE);
 		});
 		assertThat(this.harness.boundValues()).containsExactly(Map.entry("bob", "phone"));
 		assertThat(this.harness.heldValues()).containsExactly(Map.entry("phone", "bob"));
@@ -145,7 +145,7 @@ class ValueGuardTopologyTests {
 		this.harness.evictionEvents();
 
 		// the verdict against alice's first claim arrives again, late: it names a claim alice no longer has
-		this.harness.verdict("alice", new Eviction("phone", 100, "bob", 200, Eviction.Reason.SUPERSEDED, 0));
+		this.harness.verdict("alice", new Verdict("phone", 100, "bob", 200, Verdict.Reason.SUPERSEDED, 0));
 
 		assertThat(this.harness.bindingRecords()).isEmpty();
 		assertThat(this.harness.evictionEvents()).isEmpty();
@@ -167,7 +167,7 @@ class ValueGuardTopologyTests {
 		assertThat(this.harness.bindingRecords()).extracting(TestRecord::key, TestRecord::value)
 			.containsExactly(tuple("bob", "phone"), tuple("bob", null));
 		assertThat(this.harness.evictionEvents()).extracting(EvictionEvent::key, EvictionEvent::reason)
-			.containsExactly(tuple("bob", Eviction.Reason.LATE));
+			.containsExactly(tuple("bob", Verdict.Reason.LATE));
 	}
 
 	@Test
@@ -259,7 +259,7 @@ class ValueGuardTopologyTests {
 		this.harness.claim("alice", "seat-1", 1_000)
 			.command(null, io.valueguard.messages.OwnerCommand.claim("mallory", 5_000, 0))
 			.command("seat-1", null)
-			.foreignVerdict(null, new Eviction("seat-1", 1_000, "bob", 2_000, Eviction.Reason.SUPERSEDED, 0))
+			.foreignVerdict(null, new Verdict("seat-1", 1_000, "bob", 2_000, Verdict.Reason.SUPERSEDED, 0))
 			.foreignVerdict("alice", null)
 			.claim("bob", "seat-1", 2_000);
 
@@ -289,7 +289,7 @@ class ValueGuardTopologyTests {
 		});
 		assertThat(this.harness.verdictRecords()).singleElement()
 			.satisfies((record) -> assertThat(record.value().entries()).containsExactly(new VerdictBatch.Entry("bob",
-					new Eviction("seat-2", 150, "alice", 200, Eviction.Reason.SUPERSEDED, 0))));
+					new Verdict("seat-2", 150, "alice", 200, Verdict.Reason.SUPERSEDED, 0))));
 		assertThat(this.harness.evictionEvents()).extracting(EvictionEvent::key).containsExactly("bob");
 	}
 
@@ -329,7 +329,7 @@ class ValueGuardTopologyTests {
 		this.harness.claim("alice", "seat-1", 1_000).claim("carol", "phone", 1_000);
 
 		this.harness.command("seat-1", OwnerCommand.claim("bob", 2_000, 0))
-			.verdict("carol", new Eviction("phone", 1_000, "dave", 3_000, Eviction.Reason.SUPERSEDED, 0));
+			.verdict("carol", new Verdict("phone", 1_000, "dave", 3_000, Verdict.Reason.SUPERSEDED, 0));
 
 		assertThat(this.harness.heldValues()).containsEntry("seat-1", "bob");
 		assertThat(this.harness.evictionEvents()).extracting(EvictionEvent::key, EvictionEvent::evictedBy)

@@ -32,7 +32,7 @@ import com.sun.management.GcInfo;
 import ch.qos.logback.classic.Logger;
 import io.valueguard.claims.EvictionEvent;
 import io.valueguard.claims.EvictionEventSerde;
-import io.valueguard.messages.Eviction;
+import io.valueguard.messages.Verdict;
 import io.valueguard.support.BrokerProcess;
 import io.valueguard.support.InstanceProcess;
 import io.valueguard.support.Scrape;
@@ -358,7 +358,7 @@ class LatencyBenchmark {
 				for (ConsumerRecord<String, EvictionEvent> record : consumer.poll(Duration.ofMillis(50))) {
 					long now = System.currentTimeMillis();
 					EvictionEvent event = record.value();
-					if (event.reason() == Eviction.Reason.SUPERSEDED && event.evictedByTimestamp() >= measureFrom) {
+					if (event.reason() == Verdict.Reason.SUPERSEDED && event.evictedByTimestamp() >= measureFrom) {
 						latencies.add(new Latency(event.evictedByTimestamp(), now - event.evictedByTimestamp(),
 								event.evictionTimestamp() - event.evictedByTimestamp()));
 					}

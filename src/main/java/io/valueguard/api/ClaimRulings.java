@@ -5,7 +5,9 @@ import java.util.concurrent.Semaphore;
 import java.util.function.Supplier;
 
 import io.valueguard.claims.ClaimPublisher;
+import io.valueguard.config.ClaimPolicy;
 import io.valueguard.config.QueryProperties;
+import io.valueguard.config.ValueGuardProperties;
 import io.valueguard.owners.ClaimOrder;
 import io.valueguard.routing.ClaimView;
 import io.valueguard.routing.LookupRouter;
@@ -20,10 +22,12 @@ import org.springframework.stereotype.Component;
  * latest claim from the bindings store (where the key stage records it with its effective timestamp) and the value's
  * top claim from the owners store (the authority), wherever the two live, until they show the outcome:
  * <ul>
- * <li>the key's claim of the value is the value's top claim: BOUND;</li>
- * <li>the key lost that claim (evicted), or the value's top claim is greater than it: LOST, with who holds it;</li>
+ * <li>the key's claim of the value is the value's top claim (latest-wins) or holder (first-wins): BOUND;</li>
+ * <li>the key lost that claim (evicted or refused), or under latest-wins the value's top claim is greater than it:
+ * LOST, with who holds it;</li>
  * <li>otherwise the value stage has not ruled yet, and it looks again until the wait is over.</li>
  * </ul>
+ * Under first-wins a greater holder says nothing: the holder may let go before the claim arrives.
  */
 @Component
 class ClaimRulings {
@@ -35,9 +39,12 @@ class ClaimRulings {
 	/** One permit per request that may wait at once ({@code valueguard.query.max-waiting}). */
 	private final Semaphore waiting;
 
-	ClaimRulings(LookupRouter router, QueryProperties properties) {
+	private final boolean firstWins;
+
+	ClaimRulings(LookupRouter router, QueryProperties properties, ValueGuardProperties settings) {
 		this.router = router;
 		this.waiting = new Semaphore(properties.maxWaiting());
+		this.firstWins = settings.policy() == ClaimPolicy.FIRST_WINS;
 	}
 
 	/**
@@ -99,11 +106,14 @@ class ClaimRulings {
 		return null;
 	}
 
-	private static @Nullable Ruling rule(ClaimView claim, @Nullable OwnerView owner) {
+	private @Nullable Ruling rule(ClaimView claim, @Nullable OwnerView owner) {
 		String value = claim.value();
 		if (owner != null && owner.key().equals(claim.key()) && owner.timestamp() == claim.timestamp()) {
 			return new Ruling(claim.key(), value, claim.timestamp(), Ruling.Outcome.BOUND,
 					new Ruling.Holder(owner.key(), owner.timestamp()));
+		}
+		if (this.firstWins) {
+			return firstWinsRule(claim, owner);
 		}
 		if (owner != null
 				&& ClaimOrder.compare(owner.timestamp(), owner.key(), claim.timestamp(), claim.key()) > 0) {
@@ -116,6 +126,17 @@ class ClaimRulings {
 					(owner != null) ? new Ruling.Holder(owner.key(), owner.timestamp()) : null);
 		}
 		return null;
+	}
+
+	/** First-wins: the key stage's record decides, once the ruling is back; the holder is only named. */
+	private static @Nullable Ruling firstWinsRule(ClaimView claim, @Nullable OwnerView owner) {
+		if (claim.pending()) {
+			return null;
+		}
+		Ruling.Outcome outcome = claim.bound() ? Ruling.Outcome.BOUND : Ruling.Outcome.LOST;
+		Ruling.Holder holder = claim.bound() ? new Ruling.Holder(claim.key(), claim.timestamp())
+				: (owner != null) ? new Ruling.Holder(owner.key(), owner.timestamp()) : null;
+		return new Ruling(claim.key(), claim.value(), claim.timestamp(), outcome, holder);
 	}
 
 	/** A read that may not be possible right now (a rebalance, a restore): then there is no answer yet. */

@@ -30,7 +30,8 @@ class ClaimsController {
 	}
 
 	@Operation(summary = "A key's latest claim, bound or not", description = "value is null after a release; bound is "
-			+ "false once the claim lost the value. 404 when the key has never been claimed.")
+			+ "false once the claim lost the value (or was refused, under first-wins); pending is true while a "
+			+ "first-wins claim waits for its ruling. 404 when the key has never been claimed.")
 	@GetMapping("/{key}")
 	ResponseEntity<ClaimView> claim(@PathVariable String key,
 			@Parameter(description = BindingsController.MAX_LAG) @RequestParam(required = false) @Nullable Long maxLag) {

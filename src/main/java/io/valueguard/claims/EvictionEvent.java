@@ -1,6 +1,6 @@
 package io.valueguard.claims;
 
-import io.valueguard.messages.Eviction;
+import io.valueguard.messages.Verdict;
 
 /**
  * One event on the evictions topic, keyed by the evicted key: {@code key} lost {@code value}, which it claimed at
@@ -9,6 +9,6 @@ import io.valueguard.messages.Eviction;
  * took it, {@code LATE} when its claim came after a greater one and never held the value.
  */
 public record EvictionEvent(String key, String value, String evictedBy, long claimTimestamp,
-		long evictedByTimestamp, long evictionTimestamp, Eviction.Reason reason) {
+		long evictedByTimestamp, long evictionTimestamp, Verdict.Reason reason) {
 
 }

@@ -6,10 +6,22 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A key's entry in the {@code bindings} store: the value its latest record claims (null after a tombstone), that
- * claim's effective timestamp, which is also the key's clock, and whether the key still holds the value (false once
- * evicted). The entry outlives the binding so that the key's clock never goes back.
+ * claim's effective timestamp, which is also the key's clock, whether the key holds the value ({@code bound}: false
+ * once evicted or refused) and, under first-wins, whether the claim still waits for the value stage's grant
+ * ({@code pending}: not bound yet, not refused yet). The entry outlives the binding so that the key's clock never
+ * goes back.
  */
-public record KeyClaim(@Nullable String value, long timestamp, boolean bound) {
+public record KeyClaim(@Nullable String value, long timestamp, boolean bound, boolean pending) {
+
+	/** A claim that is decided, bound or not. */
+	public KeyClaim(@Nullable String value, long timestamp, boolean bound) {
+		this(value, timestamp, bound, false);
+	}
+
+	/** A first-wins claim the value stage has not ruled on yet. */
+	static KeyClaim awaitingGrant(String value, long timestamp) {
+		return new KeyClaim(value, timestamp, false, true);
+	}
 
 	/** True when the key's latest record claims {@code value} at exactly {@code timestamp}. */
 	public boolean isClaim(String value, long timestamp) {
@@ -21,16 +33,29 @@ public record KeyClaim(@Nullable String value, long timestamp, boolean bound) {
 		return this.bound ? this.value : null;
 	}
 
-	private static final byte FORMAT = 1;
+	/** True while the key holds its value or may yet be granted it: moving away must release it. */
+	boolean mayHold() {
+		return this.bound || this.pending;
+	}
+
+	/** Format 1 for a decided claim, as every earlier release wrote it; format 2 adds the pending flag. */
+	private static final byte DECIDED = 1;
+
+	private static final byte WITH_PENDING = 2;
 
 	byte[] encode() {
-		return BinaryCodec.encode(FORMAT,
-				(out) -> out.nullableString(this.value).int64(this.timestamp).bool(this.bound));
+		if (!this.pending) {
+			return BinaryCodec.encode(DECIDED,
+					(out) -> out.nullableString(this.value).int64(this.timestamp).bool(this.bound));
+		}
+		return BinaryCodec.encode(WITH_PENDING,
+				(out) -> out.nullableString(this.value).int64(this.timestamp).bool(this.bound).bool(this.pending));
 	}
 
 	static KeyClaim decode(byte[] bytes) {
-		return BinaryCodec.decode(bytes, FORMAT, "key claim",
-				(in) -> new KeyClaim(in.nullableString(), in.int64(), in.bool()));
+		return BinaryCodec.decode(bytes, "key claim", DECIDED,
+				(in) -> new KeyClaim(in.nullableString(), in.int64(), in.bool()), WITH_PENDING,
+				(in) -> new KeyClaim(in.nullableString(), in.int64(), in.bool(), in.bool()));
 	}
 
 	/** Serde of the bindings store. */

@@ -1,14 +1,16 @@
 package io.valueguard.claims;
 
-import io.valueguard.messages.Eviction;
+import io.valueguard.config.ClaimPolicy;
 import io.valueguard.messages.OwnerCommand;
+import io.valueguard.messages.Verdict;
 import io.valueguard.store.StateTable;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The key stage: applies each key's records in offset order, keeps the key's clock, and applies evictions only to
- * the exact claim they name. Pure logic over a {@link StateTable}; the stream processor and the randomized tests both
- * drive it.
+ * The key stage: applies each key's records in offset order, keeps the key's clock, and applies verdicts only to
+ * the exact claim they name. Under latest-wins a claim is bound at once and taken back by an eviction; under
+ * first-wins it waits for the value stage's grant, and only then is published. Pure logic over a {@link StateTable};
+ * the stream processor and the randomized tests both drive it.
  */
 public final class KeyStage {
 
@@ -32,7 +34,7 @@ public final class KeyStage {
 	/** What a record did, for metrics and tests. */
 	public enum Outcome {
 
-		/** A new claim: bound optimistically, sent to the value stage for arbitration. */
+		/** A new claim: bound optimistically (latest-wins) or pending (first-wins), sent to the value stage. */
 		CLAIMED,
 		/** The same value at the same effective timestamp as the key's current claim: nothing changes. */
 		DUPLICATE,
@@ -42,7 +44,9 @@ public final class KeyStage {
 		NOTHING_TO_RELEASE,
 		/** The key's current claim lost and the key is now unbound. */
 		EVICTED,
-		/** An eviction for a claim the key no longer has, or already lost. */
+		/** First-wins: the key's pending claim was granted and the key is now bound. */
+		GRANTED,
+		/** A verdict for a claim the key no longer has, or that is already decided. */
 		STALE_EVICTION
 
 	}
@@ -51,9 +55,16 @@ public final class KeyStage {
 
 	private final Effects effects;
 
+	private final boolean firstWins;
+
 	public KeyStage(StateTable<String, KeyClaim> claims, Effects effects) {
+		this(claims, effects, ClaimPolicy.LATEST_WINS);
+	}
+
+	public KeyStage(StateTable<String, KeyClaim> claims, Effects effects, ClaimPolicy policy) {
 		this.claims = claims;
 		this.effects = effects;
+		this.firstWins = policy == ClaimPolicy.FIRST_WINS;
 	}
 
 	/**
@@ -67,38 +78,69 @@ public final class KeyStage {
 		if (value == null) {
 			return release(key, current, timestamp, partition);
 		}
-		if (current != null && current.isClaim(value, timestamp)) {
+		if (current != null && current.isClaim(value, timestamp) && (current.mayHold() || !this.firstWins)) {
+			// under first-wins a refused claim is not queued: the same claim again asks anew
 			return Outcome.DUPLICATE;
 		}
-		if (current != null && current.bound() && !value.equals(current.value())) {
+		if (this.firstWins && current != null && timestamp == current.timestamp()) {
+			// A verdict names a claim by value and timestamp. Under first-wins it rules on one command, not on the
+			// claim for all time (a refused claim may be granted when sent again), so no two claim commands of a key
+			// may share a timestamp: a claim at the key's clock is stamped a millisecond after it.
+			timestamp++;
+		}
+		boolean sameValue = current != null && value.equals(current.value());
+		if (current != null && current.mayHold() && !sameValue) {
 			this.effects.command(current.value(), OwnerCommand.release(key, current.timestamp(), partition));
 		}
-		this.claims.put(key, new KeyClaim(value, timestamp, true));
-		this.effects.bound(key, value, timestamp);
+		if (this.firstWins && !(sameValue && current.bound())) {
+			// published once granted; a binding to another value ends now, as the release leaves
+			this.claims.put(key, KeyClaim.awaitingGrant(value, timestamp));
+			if (current != null && current.bound()) {
+				this.effects.unbound(key, timestamp);
+			}
+		}
+		else {
+			// latest-wins, or a first-wins holder claiming its own value again: the value stage grants that always
+			this.claims.put(key, new KeyClaim(value, timestamp, true));
+			this.effects.bound(key, value, timestamp);
+		}
 		this.effects.command(value, OwnerCommand.claim(key, timestamp, partition));
 		return Outcome.CLAIMED;
 	}
 
 	private Outcome release(String key, @Nullable KeyClaim current, long timestamp, int partition) {
 		this.claims.put(key, new KeyClaim(null, timestamp, false));
-		if (current == null || current.boundValue() == null) {
+		if (current == null || !current.mayHold()) {
 			return Outcome.NOTHING_TO_RELEASE;
 		}
 		this.effects.command(current.value(), OwnerCommand.release(key, current.timestamp(), partition));
-		this.effects.unbound(key, timestamp);
+		if (current.bound()) {
+			this.effects.unbound(key, timestamp);
+		}
 		return Outcome.RELEASED;
 	}
 
-	/** Applies the value stage's verdict that one claim of {@code key} lost. */
-	public Outcome evict(String key, Eviction eviction, long now) {
+	/** Applies the value stage's verdict on one claim of {@code key}: it lost, or (first-wins) it was granted. */
+	public Outcome verdict(String key, Verdict verdict, long now) {
 		@Nullable KeyClaim current = this.claims.get(key);
-		if (current == null || !current.bound() || !current.isClaim(eviction.value(), eviction.timestamp())) {
+		if (current == null || !current.mayHold() || !current.isClaim(verdict.value(), verdict.timestamp())) {
 			return Outcome.STALE_EVICTION;
 		}
+		if (!verdict.evicts()) {
+			if (!current.pending()) {
+				return Outcome.STALE_EVICTION;
+			}
+			this.claims.put(key, new KeyClaim(current.value(), current.timestamp(), true));
+			this.effects.bound(key, current.value(), current.timestamp());
+			return Outcome.GRANTED;
+		}
 		this.claims.put(key, new KeyClaim(current.value(), current.timestamp(), false));
-		this.effects.unbound(key, Math.max(current.timestamp(), eviction.winnerTimestamp()));
-		this.effects.evicted(new EvictionEvent(key, eviction.value(), eviction.winnerKey(), eviction.timestamp(),
-				eviction.winnerTimestamp(), now, eviction.reason()));
+		if (current.bound()) {
+			// a refused claim was never published: nothing to take back
+			this.effects.unbound(key, Math.max(current.timestamp(), verdict.winnerTimestamp()));
+		}
+		this.effects.evicted(new EvictionEvent(key, verdict.value(), verdict.winnerKey(), verdict.timestamp(),
+				verdict.winnerTimestamp(), now, verdict.reason()));
 		return Outcome.EVICTED;
 	}
 

@@ -2,9 +2,10 @@ package io.valueguard.claims;
 
 import java.util.Set;
 
+import io.valueguard.config.ClaimPolicy;
 import io.valueguard.config.ValueGuardProperties;
 import io.valueguard.messages.CommandBatch;
-import io.valueguard.messages.Eviction;
+import io.valueguard.messages.Verdict;
 import io.valueguard.messages.ForeignRecords;
 import io.valueguard.messages.KeyPartitions;
 import io.valueguard.messages.OwnerCommand;
@@ -53,7 +54,7 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 	static final String OUTBOX = "owner-command-outbox";
 
 	static ProcessorSupplier<Object, Object, Object, Object> supplier(ClaimValidator validator,
-			KeyStageEvents events, ValueGuardProperties.Store settings, int commandPartitions) {
+			KeyStageEvents events, ValueGuardProperties.Store settings, ClaimPolicy policy, int commandPartitions) {
 		StageStores<KeyClaim, CommandBatch.Entry> stores = StageStores.of(settings.type().supplier(STORE),
 				new KeyClaim.Serde(), settings.recentEntries(), OUTBOX);
 		CommitThrottle promptEvictions = new CommitThrottle();
@@ -61,7 +62,7 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 
 			@Override
 			public Processor<Object, Object, Object, Object> get() {
-				return new KeyStageProcessor(stores, validator, events, commandPartitions, promptEvictions);
+				return new KeyStageProcessor(stores, validator, events, policy, commandPartitions, promptEvictions);
 			}
 
 			@Override
@@ -78,6 +79,8 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 
 	private final KeyStageEvents events;
 
+	private final ClaimPolicy policy;
+
 	private final int commandPartitions;
 
 	private final CommitThrottle promptEvictions;
@@ -91,10 +94,11 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 	private @Nullable Outbox<CommandBatch.Entry> outbox;
 
 	private KeyStageProcessor(StageStores<KeyClaim, CommandBatch.Entry> stores, ClaimValidator validator,
-			KeyStageEvents events, int commandPartitions, CommitThrottle promptEvictions) {
+			KeyStageEvents events, ClaimPolicy policy, int commandPartitions, CommitThrottle promptEvictions) {
 		this.stores = stores;
 		this.validator = validator;
 		this.events = events;
+		this.policy = policy;
 		this.commandPartitions = commandPartitions;
 		this.promptEvictions = promptEvictions;
 	}
@@ -104,7 +108,7 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 		this.context = context;
 		// appConfigs() holds the resolved settings, Kafka's default for the guarantee included
 		this.commitInterval = ((Number) context.appConfigs().get(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG)).longValue();
-		this.stage = new KeyStage(this.stores.connect(context), new Effects());
+		this.stage = new KeyStage(this.stores.connect(context), new Effects(), this.policy);
 		this.outbox = this.stores.outbox(context);
 		this.outbox.connect(context, (partition, entries, timestamp) -> context
 			.forward(new Record<>(null, new CommandBatch(partition, entries), timestamp), TO_OWNER_COMMANDS));
@@ -113,7 +117,7 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 	@Override
 	public void process(Record<Object, Object> record) {
 		if (record.value() instanceof Feedback feedback) {
-			evict(record, feedback.batch());
+			applyVerdicts(record, feedback.batch());
 			return;
 		}
 		// anything else is a raw record of the claims topic
@@ -128,13 +132,13 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 				this.context.taskId().partition()));
 	}
 
-	private void evict(Record<Object, Object> record, @Nullable VerdictBatch batch) {
+	private void applyVerdicts(Record<Object, Object> record, @Nullable VerdictBatch batch) {
 		if (batch == null) {
 			skipForeign("value");
 			return;
 		}
 		long now = this.context.currentSystemTimeMs();
-		boolean evicted = false;
+		boolean changed = false;
 		for (VerdictBatch.Entry entry : batch.entries()) {
 			// a verdict in the single-message format names its key in the record key
 			String key = (entry.key() != null) ? entry.key() : (String) record.key();
@@ -142,11 +146,12 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 				skipForeign("key");
 				continue;
 			}
-			KeyStage.Outcome outcome = this.stage.evict(key, entry.eviction(), now);
-			evicted |= outcome == KeyStage.Outcome.EVICTED;
+			KeyStage.Outcome outcome = this.stage.verdict(key, entry.verdict(), now);
+			changed |= outcome == KeyStage.Outcome.EVICTED || outcome == KeyStage.Outcome.GRANTED;
 			this.events.keyStage(outcome);
 		}
-		if (evicted && this.promptEvictions.commitNow(now, this.commitInterval)) {
+		// an eviction or a grant is waited for (docs/design.md, "An eviction takes three commits")
+		if (changed && this.promptEvictions.commitNow(now, this.commitInterval)) {
 			this.context.commit();
 		}
 	}
@@ -170,7 +175,7 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 		@Override
 		public void evicted(EvictionEvent event) {
 			// the claim that decided the eviction: the winner's, or the late claim's own
-			long decidedAt = (event.reason() == Eviction.Reason.SUPERSEDED) ? event.evictedByTimestamp()
+			long decidedAt = (event.reason() == Verdict.Reason.SUPERSEDED) ? event.evictedByTimestamp()
 					: event.claimTimestamp();
 			KeyStageProcessor.this.events.evicted(event, event.evictionTimestamp() - decidedAt);
 			emit(TO_EVICTIONS, event.key(), event, decidedAt);

@@ -63,7 +63,7 @@ public final class KeyStageTopology
 			.merge(untyped(verdicts.mapValues(KeyStageProcessor.Feedback::new, Named.as("verdicts"))),
 					Named.as("key-inputs"))
 			.process(KeyStageProcessor.supplier(validator, this.events, this.properties.store(),
-					this.commandPartitions), Named.as("key-stage"));
+					this.properties.policy(), this.commandPartitions), Named.as("key-stage"));
 		KStream<?, ?>[] outputs = new KStream<?, ?>[4];
 		outputs[BINDINGS] = output(applied, KeyStageProcessor.TO_BINDINGS);
 		outputs[EVICTIONS] = output(applied, KeyStageProcessor.TO_EVICTIONS);

@@ -136,6 +136,12 @@ public final class BinaryCodec {
 			return this;
 		}
 
+		/** One unsigned byte, 0 to 255. */
+		public Out int8(int value) throws IOException {
+			bytes(1).put((byte) value);
+			return this;
+		}
+
 		/** The element count, then each element. */
 		public <T> Out list(List<T> elements, ElementWriter<T> element) throws IOException {
 			int32(elements.size());
@@ -196,6 +202,11 @@ public final class BinaryCodec {
 
 		public boolean bool() throws IOException {
 			return bytes(1).get() != 0;
+		}
+
+		/** One unsigned byte, 0 to 255. */
+		public int int8() throws IOException {
+			return Byte.toUnsignedInt(bytes(1).get());
 		}
 
 		public <T> List<T> list(FieldReader<T> element) throws IOException {

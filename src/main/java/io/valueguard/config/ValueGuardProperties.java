@@ -28,6 +28,9 @@ import org.springframework.validation.annotation.Validated;
  * @param instanceName this instance's stable name, the static group membership ({@code group.instance.id}) of its
  * streams clients, so that a restarted instance gets its partitions back at once; unset, it is derived from the
  * advertised host and port, which must be unique and stable anyway; two live instances must never share one
+ * @param policy {@code latest-wins} (the default): the greatest claim by time takes a value from its holder;
+ * {@code first-wins}: a held value is refused to every other key until its holder releases it. One per deployment:
+ * every instance must run with the same
  */
 @ConfigurationProperties("valueguard")
 @Validated
@@ -35,7 +38,8 @@ public record ValueGuardProperties(@DefaultValue("valueguard") @NotBlank String 
 		@DefaultValue @Valid Topics topics, @DefaultValue @Valid Limits limits, @DefaultValue @Valid Streams streams,
 		@DefaultValue @Valid Publisher publisher, @DefaultValue @Valid Claims claims, @DefaultValue @Valid Store store,
 		@DefaultValue @Valid RocksDb rocksdb, @Nullable @Pattern(regexp = "[A-Za-z0-9._-]{1,200}",
-				message = "must be 1 to 200 letters, digits, '.', '_' or '-'") String instanceName) {
+				message = "must be 1 to 200 letters, digits, '.', '_' or '-'") String instanceName,
+		@DefaultValue("latest-wins") ClaimPolicy policy) {
 
 	/** Application id of the key stage (claims partitioned by key, store {@code bindings}). */
 	public String keyStageApplicationId() {

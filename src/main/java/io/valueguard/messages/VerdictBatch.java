@@ -10,7 +10,7 @@ import org.apache.kafka.streams.processor.StreamPartitioner;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Eviction verdicts for the keys of one claims partition, in the order the value stage reached them: one record
+ * Verdicts for the keys of one claims partition, in the order the value stage reached them: one record
  * carries many, as {@link CommandBatch} does for commands.
  * @param partition the claims partition (and eviction-feedback partition) that holds every key of the batch
  */
@@ -18,9 +18,9 @@ public record VerdictBatch(int partition, List<Entry> entries) {
 
 	/**
 	 * One verdict about one key.
-	 * @param key the evicted key, or null in a record of the single-message format, whose record key is the key
+	 * @param key the key the verdict is about, or null in a record of the single-message format, whose record key is the key
 	 */
-	public record Entry(@Nullable String key, Eviction eviction) {
+	public record Entry(@Nullable String key, Verdict verdict) {
 
 	}
 
@@ -32,8 +32,8 @@ public record VerdictBatch(int partition, List<Entry> entries) {
 			numPartitions) -> Optional.of(Set.of(batch.partition()));
 
 	/** An upper bound of an entry's encoded size, cheap enough to count every entry with. */
-	public static int sizeOf(String key, Eviction eviction) {
-		return 3 * (key.length() + eviction.value().length() + eviction.winnerKey().length()) + 40;
+	public static int sizeOf(String key, Verdict verdict) {
+		return 3 * (key.length() + verdict.value().length() + verdict.winnerKey().length()) + 40;
 	}
 
 	private static final byte FORMAT = 2;
@@ -42,18 +42,18 @@ public record VerdictBatch(int partition, List<Entry> entries) {
 		// exact for ASCII: format, partition, count, then per entry four lengths, two timestamps, reason, partition
 		int expected = 9;
 		for (Entry entry : this.entries) {
-			Eviction eviction = entry.eviction();
-			expected += entry.key().length() + eviction.value().length() + eviction.winnerKey().length() + 33;
+			Verdict verdict = entry.verdict();
+			expected += entry.key().length() + verdict.value().length() + verdict.winnerKey().length() + 33;
 		}
 		return BinaryCodec.encode(FORMAT, expected, (out) -> out.int32(this.partition)
-			.list(this.entries, (element, entry) -> entry.eviction().write(element.string(entry.key()))));
+			.list(this.entries, (element, entry) -> entry.verdict().write(element.string(entry.key()))));
 	}
 
 	static VerdictBatch decode(byte[] bytes) {
-		return BinaryCodec.decode(bytes, "verdicts", Eviction.FORMAT,
-				(in) -> new VerdictBatch(-1, List.of(new Entry(null, Eviction.read(in)))), FORMAT,
+		return BinaryCodec.decode(bytes, "verdicts", Verdict.FORMAT,
+				(in) -> new VerdictBatch(-1, List.of(new Entry(null, Verdict.read(in)))), FORMAT,
 				(in) -> new VerdictBatch(in.int32(),
-						in.list((element) -> new Entry(element.string(), Eviction.read(element)))));
+						in.list((element) -> new Entry(element.string(), Verdict.read(element)))));
 	}
 
 	/** Serde of the eviction-feedback topic: batches, and verdicts in the single-message format. */

@@ -9,10 +9,10 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.valueguard.claims.ClaimRejection;
-import io.valueguard.messages.Eviction;
 import io.valueguard.claims.EvictionEvent;
 import io.valueguard.claims.KeyStage;
 import io.valueguard.claims.KeyStageEvents;
+import io.valueguard.messages.Verdict;
 import io.valueguard.owners.ValueStage;
 import io.valueguard.owners.ValueStageEvents;
 
@@ -31,7 +31,7 @@ public class PipelineMetrics implements KeyStageEvents, ValueStageEvents {
 
 	private final Map<ClaimRejection, Counter> rejected = new EnumMap<>(ClaimRejection.class);
 
-	private final Map<Eviction.Reason, Counter> evictions = new EnumMap<>(Eviction.Reason.class);
+	private final Map<Verdict.Reason, Counter> evictions = new EnumMap<>(Verdict.Reason.class);
 
 	private final Timer evictionLatency;
 
@@ -54,9 +54,13 @@ public class PipelineMetrics implements KeyStageEvents, ValueStageEvents {
 				.tag("reason", tag(rejection))
 				.register(registry));
 		}
-		for (Eviction.Reason reason : Eviction.Reason.values()) {
+		for (Verdict.Reason reason : Verdict.Reason.values()) {
+			if (!reason.evicts()) {
+				continue;
+			}
 			this.evictions.put(reason, Counter.builder("valueguard.evictions")
-				.description("Keys that lost their value: superseded by a later claim, or late claims that lost")
+				.description("Claims that lost their value: superseded by a later claim, late claims that lost, "
+						+ "or claims refused under first-wins")
 				.tag("reason", tag(reason))
 				.register(registry));
 		}

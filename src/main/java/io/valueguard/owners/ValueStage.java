@@ -1,22 +1,24 @@
 package io.valueguard.owners;
 
-import io.valueguard.messages.Eviction;
+import io.valueguard.config.ClaimPolicy;
 import io.valueguard.messages.OwnerCommand;
+import io.valueguard.messages.Verdict;
 import io.valueguard.store.StateTable;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Arbitration per value: keeps top(v), the greatest claim of each value over the whole history, and tells every
- * other claimant that it lost. Pure logic over a {@link StateTable}; the stream processor and the randomized tests
- * both drive it.
+ * Arbitration per value. Under latest-wins it keeps top(v), the greatest claim of each value over the whole history,
+ * and tells every other claimant that it lost. Under first-wins it keeps the claim that holds the value, grants a
+ * claim of a free value and refuses every other key's claim while the value is held, in the order its commands
+ * arrive. Pure logic over a {@link StateTable}; the stream processor and the randomized tests both drive it.
  */
 public final class ValueStage {
 
-	/** Where the evictions go: to the evicted key, on the partition that holds it. */
+	/** Where the verdicts go: to the key they are about, on the partition that holds it. */
 	@FunctionalInterface
-	public interface Evictions {
+	public interface Verdicts {
 
-		void evict(String key, Eviction eviction);
+		void send(String key, Verdict verdict);
 
 	}
 
@@ -29,6 +31,8 @@ public final class ValueStage {
 		TAKEN,
 		/** The claim was less than top(v) and lost. */
 		LOST,
+		/** First-wins: another key holds the value, so the claim is refused. */
+		REFUSED,
 		/** The top claim's key claimed the value again at the same time after releasing it. */
 		REHELD,
 		/** The claim equals the held top claim: nothing to do. */
@@ -42,18 +46,41 @@ public final class ValueStage {
 
 	private final StateTable<String, Owner> owners;
 
-	private final Evictions evictions;
+	private final Verdicts verdicts;
 
-	public ValueStage(StateTable<String, Owner> owners, Evictions evictions) {
+	private final boolean firstWins;
+
+	public ValueStage(StateTable<String, Owner> owners, Verdicts verdicts) {
+		this(owners, verdicts, ClaimPolicy.LATEST_WINS);
+	}
+
+	public ValueStage(StateTable<String, Owner> owners, Verdicts verdicts, ClaimPolicy policy) {
 		this.owners = owners;
-		this.evictions = evictions;
+		this.verdicts = verdicts;
+		this.firstWins = policy == ClaimPolicy.FIRST_WINS;
 	}
 
 	public Outcome apply(String value, OwnerCommand command) {
 		return switch (command.type()) {
-			case CLAIM -> claim(value, command);
+			case CLAIM -> this.firstWins ? firstClaim(value, command) : claim(value, command);
 			case RELEASE -> release(value, command);
 		};
+	}
+
+	/**
+	 * First-wins: a free value, or one its key already holds, is granted (the holder's later claim of it takes the
+	 * later timestamp, which its release will name); a value another key holds is refused.
+	 */
+	private Outcome firstClaim(String value, OwnerCommand claim) {
+		@Nullable Owner holder = this.owners.get(value);
+		if (holder != null && holder.holds() && !holder.key().equals(claim.key())) {
+			this.verdicts.send(claim.key(), new Verdict(value, claim.timestamp(), holder.key(), holder.timestamp(),
+					Verdict.Reason.REFUSED, claim.keyPartition()));
+			return Outcome.REFUSED;
+		}
+		this.owners.put(value, new Owner(claim.key(), claim.timestamp(), claim.keyPartition(), false));
+		this.verdicts.send(claim.key(), Verdict.granted(value, claim.key(), claim.timestamp(), claim.keyPartition()));
+		return Outcome.OWNED;
 	}
 
 	private Outcome claim(String value, OwnerCommand claim) {
@@ -66,15 +93,15 @@ public final class ValueStage {
 		if (order > 0) {
 			boolean taken = top.holds() && !top.key().equals(claim.key());
 			if (taken) {
-				this.evictions.evict(top.key(), new Eviction(value, top.timestamp(), claim.key(), claim.timestamp(),
-						Eviction.Reason.SUPERSEDED, top.keyPartition()));
+				this.verdicts.send(top.key(), new Verdict(value, top.timestamp(), claim.key(), claim.timestamp(),
+						Verdict.Reason.SUPERSEDED, top.keyPartition()));
 			}
 			this.owners.put(value, new Owner(claim.key(), claim.timestamp(), claim.keyPartition(), false));
 			return taken ? Outcome.TAKEN : Outcome.OWNED;
 		}
 		if (order < 0) {
-			this.evictions.evict(claim.key(), new Eviction(value, claim.timestamp(), top.key(), top.timestamp(),
-					Eviction.Reason.LATE, claim.keyPartition()));
+			this.verdicts.send(claim.key(), new Verdict(value, claim.timestamp(), top.key(), top.timestamp(),
+					Verdict.Reason.LATE, claim.keyPartition()));
 			return Outcome.LOST;
 		}
 		if (top.released()) {

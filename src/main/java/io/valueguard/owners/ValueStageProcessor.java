@@ -2,6 +2,7 @@ package io.valueguard.owners;
 
 import java.util.Set;
 
+import io.valueguard.config.ClaimPolicy;
 import io.valueguard.config.ValueGuardProperties;
 import io.valueguard.messages.CommandBatch;
 import io.valueguard.messages.ForeignRecords;
@@ -26,14 +27,14 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 	static final String OUTBOX = "verdict-outbox";
 
 	static ProcessorSupplier<String, CommandBatch, String, VerdictBatch> supplier(ValueStageEvents events,
-			ValueGuardProperties.Store settings) {
+			ValueGuardProperties.Store settings, ClaimPolicy policy) {
 		StageStores<Owner, VerdictBatch.Entry> stores = StageStores.of(settings.type().supplier(STORE),
 				new Owner.Serde(), settings.recentEntries(), OUTBOX);
 		return new ProcessorSupplier<>() {
 
 			@Override
 			public Processor<String, CommandBatch, String, VerdictBatch> get() {
-				return new ValueStageProcessor(stores, events);
+				return new ValueStageProcessor(stores, events, policy);
 			}
 
 			@Override
@@ -48,13 +49,17 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 
 	private final ValueStageEvents events;
 
+	private final ClaimPolicy policy;
+
 	private @Nullable ProcessorContext<String, VerdictBatch> context;
 
 	private @Nullable ValueStage stage;
 
-	private ValueStageProcessor(StageStores<Owner, VerdictBatch.Entry> stores, ValueStageEvents events) {
+	private ValueStageProcessor(StageStores<Owner, VerdictBatch.Entry> stores, ValueStageEvents events,
+			ClaimPolicy policy) {
 		this.stores = stores;
 		this.events = events;
+		this.policy = policy;
 	}
 
 	@Override
@@ -65,8 +70,9 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 		outbox.connect(context, (partition, entries, timestamp) -> context
 			.forward(new Record<>(null, new VerdictBatch(partition, entries), timestamp)));
 		// a verdict's record time is when the claim that decided it was made
-		this.stage = new ValueStage(owners, (key, eviction) -> outbox.add(eviction.keyPartition(),
-				new VerdictBatch.Entry(key, eviction), VerdictBatch.sizeOf(key, eviction), eviction.decidedAt()));
+		this.stage = new ValueStage(owners, (key, verdict) -> outbox.add(verdict.keyPartition(),
+				new VerdictBatch.Entry(key, verdict), VerdictBatch.sizeOf(key, verdict), verdict.decidedAt()),
+				this.policy);
 	}
 
 	@Override

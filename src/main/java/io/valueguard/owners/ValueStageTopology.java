@@ -28,7 +28,8 @@ public final class ValueStageTopology
 
 	@Override
 	public KStream<String, VerdictBatch> apply(KStream<String, CommandBatch> commands) {
-		return commands.process(ValueStageProcessor.supplier(this.events, this.properties.store()),
+		return commands.process(
+				ValueStageProcessor.supplier(this.events, this.properties.store(), this.properties.policy()),
 				Named.as("value-stage"));
 	}
 

@@ -74,7 +74,7 @@ class RequestLimitsTests {
 	@Test
 	void shouldNotWaitBeyondTheWaitingLimit() {
 		LookupRouter router = mock(LookupRouter.class);
-		ClaimRulings rulings = new ClaimRulings(router, TestProperties.query(Map.of("max-waiting", "0")));
+		ClaimRulings rulings = new ClaimRulings(router, TestProperties.query(Map.of("max-waiting", "0")), TestProperties.defaults());
 		ClaimPublisher.Receipt receipt = new ClaimPublisher.Receipt("alice", "phone", "valueguard.claims", 0, 0, 1);
 
 		assertThat(rulings.awaitClaim(receipt, Duration.ofSeconds(5))).as("answered at once, as a 202").isNull();

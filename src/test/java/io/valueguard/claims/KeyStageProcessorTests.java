@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Map;
 
 import io.valueguard.config.ValueGuardProperties;
-import io.valueguard.messages.Eviction;
+import io.valueguard.messages.Verdict;
 import io.valueguard.messages.VerdictBatch;
 import io.valueguard.store.Outbox;
 import io.valueguard.store.WriteBehindTable;
@@ -48,7 +48,7 @@ class KeyStageProcessorTests {
 		ValueGuardProperties properties = TestProperties.of(Map.of());
 		this.supplier = KeyStageProcessor.supplier(
 				new ClaimValidator(properties.limits(), ClaimFormat.of(properties.claims())), KeyStageEvents.NONE,
-				properties.store(), 6);
+				properties.store(), properties.policy(), 6);
 	}
 
 	@BeforeEach
@@ -106,8 +106,8 @@ class KeyStageProcessorTests {
 	/** Processes, at {@code now} by the wall clock, the value stage's verdict that the key's claim at 10 lost. */
 	private void evict(Processor<Object, Object, Object, Object> processor, String key, long now) {
 		this.now = now;
-		Eviction eviction = new Eviction("desk-" + key, 10, "zoe", 20, Eviction.Reason.SUPERSEDED, 0);
-		VerdictBatch batch = new VerdictBatch(0, List.of(new VerdictBatch.Entry(key, eviction)));
+		Verdict verdict = new Verdict("desk-" + key, 10, "zoe", 20, Verdict.Reason.SUPERSEDED, 0);
+		VerdictBatch batch = new VerdictBatch(0, List.of(new VerdictBatch.Entry(key, verdict)));
 		processor.process(new Record<>(null, new KeyStageProcessor.Feedback(batch), 20));
 	}
 

@@ -7,7 +7,7 @@ import io.valueguard.claims.EvictionEvent;
 import io.valueguard.claims.EvictionEventSerde;
 import io.valueguard.claims.KeyClaim;
 import io.valueguard.messages.CommandBatch;
-import io.valueguard.messages.Eviction;
+import io.valueguard.messages.Verdict;
 import io.valueguard.messages.OwnerCommand;
 import io.valueguard.messages.VerdictBatch;
 import io.valueguard.owners.Owner;
@@ -29,14 +29,14 @@ class RecordSerdesTests {
 		assertRoundTrip(new KeyClaim.Serde(), new KeyClaim("\u4E2D", 9, true));
 		// longer than the writer's first buffer
 		assertRoundTrip(new KeyClaim.Serde(), new KeyClaim("x".repeat(10_000), 9, true));
-		assertRoundTrip(new Eviction.Serde(), new Eviction("v", 1, "w", 2, Eviction.Reason.LATE, 4));
+		assertRoundTrip(new Verdict.Serde(), new Verdict("v", 1, "w", 2, Verdict.Reason.LATE, 4));
 		assertRoundTrip(new EvictionEventSerde(),
-				new EvictionEvent("a", "v", "b", 1, 2, 3, Eviction.Reason.SUPERSEDED));
+				new EvictionEvent("a", "v", "b", 1, 2, 3, Verdict.Reason.SUPERSEDED));
 		assertRoundTrip(new CommandBatch.Serde(),
 				new CommandBatch(3, List.of(new CommandBatch.Entry("v\u00e4", OwnerCommand.claim("k", 42, 1)),
 						new CommandBatch.Entry("w", OwnerCommand.release("k\uD83D\uDE00", Long.MIN_VALUE, 0)))));
 		assertRoundTrip(new VerdictBatch.Serde(), new VerdictBatch(4,
-				List.of(new VerdictBatch.Entry("k", new Eviction("v", 1, "w", 2, Eviction.Reason.LATE, 4)))));
+				List.of(new VerdictBatch.Entry("k", new Verdict("v", 1, "w", 2, Verdict.Reason.LATE, 4)))));
 		assertRoundTrip(new CommandBatch.Serde(), new CommandBatch(0, List.of()));
 	}
 
@@ -47,10 +47,10 @@ class RecordSerdesTests {
 		byte[] single = new OwnerCommand.Serde().serializer().serialize("t", command);
 		assertThat(new CommandBatch.Serde().deserializer().deserialize("t", single))
 			.isEqualTo(new CommandBatch(-1, List.of(new CommandBatch.Entry(null, command))));
-		Eviction eviction = new Eviction("v", 7L, "w", 9L, Eviction.Reason.LATE, 2);
-		byte[] verdict = new Eviction.Serde().serializer().serialize("t", eviction);
-		assertThat(new VerdictBatch.Serde().deserializer().deserialize("t", verdict))
-			.isEqualTo(new VerdictBatch(-1, List.of(new VerdictBatch.Entry(null, eviction))));
+		Verdict verdict = new Verdict("v", 7L, "w", 9L, Verdict.Reason.LATE, 2);
+		byte[] bytes = new Verdict.Serde().serializer().serialize("t", verdict);
+		assertThat(new VerdictBatch.Serde().deserializer().deserialize("t", bytes))
+			.isEqualTo(new VerdictBatch(-1, List.of(new VerdictBatch.Entry(null, verdict))));
 	}
 
 	/**
@@ -65,13 +65,13 @@ class RecordSerdesTests {
 				"01010000000676c3a46c75650000018bcfe5687b01");
 		assertBytes(new KeyClaim.Serde(), new KeyClaim(null, 42L, false), "0100000000000000002a00");
 		assertBytes(new Owner.Serde(), new Owner("k", -1L, 3, true), "01000000016bffffffffffffffff0000000301");
-		assertBytes(new Eviction.Serde(), new Eviction("v", 7L, "w", 9L, Eviction.Reason.LATE, 2),
+		assertBytes(new Verdict.Serde(), new Verdict("v", 7L, "w", 9L, Verdict.Reason.LATE, 2),
 				"0100000001760000000000000007000000017700000000000000090000000002");
 		// format 2: partition, count, then each value (key) followed by the fields of format 1
 		OwnerCommand release = OwnerCommand.release("k\u00e9y", 1700000000123L, 5);
 		assertBytes(new CommandBatch.Serde(), new CommandBatch(5, List.of(new CommandBatch.Entry("v", release))),
 				"02000000050000000100000001760000000004" + "6bc3a9790000018bcfe5687b00000005");
-		Eviction late = new Eviction("v", 7L, "w", 9L, Eviction.Reason.LATE, 2);
+		Verdict late = new Verdict("v", 7L, "w", 9L, Verdict.Reason.LATE, 2);
 		assertBytes(new VerdictBatch.Serde(), new VerdictBatch(2, List.of(new VerdictBatch.Entry("k", late))),
 				"020000000200000001000000016b" + "00000001760000000000000007000000017700000000000000090000000002");
 	}
@@ -79,7 +79,7 @@ class RecordSerdesTests {
 	@Test
 	void shouldWriteEvictionEventsAsDocumentedJson() {
 		byte[] json = new EvictionEventSerde().serializer()
-			.serialize("t", new EvictionEvent("a", "v", "b", 1, 2, 3, Eviction.Reason.SUPERSEDED));
+			.serialize("t", new EvictionEvent("a", "v", "b", 1, 2, 3, Verdict.Reason.SUPERSEDED));
 		assertThat(new String(json)).isEqualTo("{\"key\":\"a\",\"value\":\"v\",\"evictedBy\":\"b\",\"claimTimestamp\":1,"
 				+ "\"evictedByTimestamp\":2,\"evictionTimestamp\":3,\"reason\":\"SUPERSEDED\"}");
 	}

@@ -12,7 +12,8 @@ import java.util.function.Consumer;
 import io.valueguard.claims.EvictionEvent;
 import io.valueguard.claims.KeyClaim;
 import io.valueguard.claims.KeyStage;
-import io.valueguard.messages.Eviction;
+import io.valueguard.config.ClaimPolicy;
+import io.valueguard.messages.Verdict;
 import io.valueguard.messages.OwnerCommand;
 import io.valueguard.owners.Owner;
 import io.valueguard.owners.ValueStage;
@@ -21,7 +22,9 @@ import io.valueguard.store.StateTable;
 /**
  * Both stages wired through simulated partitions: claims and feedback partitioned by key, commands partitioned by
  * value. Each partition is a FIFO queue, as a Kafka partition is; which partition delivers next is chosen at random,
- * so every run is one of the interleavings that tasks on different instances could produce.
+ * so every run is one of the interleavings that tasks on different instances could produce. It records the order in
+ * which the value stage applied commands (what a value's owner-commands partition carries), and under first-wins
+ * checks after every step that the bindings topic never shows two keys holding one value.
  */
 public final class SimulatedPipeline {
 
@@ -33,7 +36,7 @@ public final class SimulatedPipeline {
 
 	private final List<Deque<InputRecord>> claims = new ArrayList<>();
 
-	private final List<Deque<Map.Entry<String, Eviction>>> feedback = new ArrayList<>();
+	private final List<Deque<Map.Entry<String, Verdict>>> feedback = new ArrayList<>();
 
 	private final List<Deque<Map.Entry<String, OwnerCommand>>> commands = new ArrayList<>();
 
@@ -45,6 +48,10 @@ public final class SimulatedPipeline {
 
 	private final List<EvictionEvent> evictions = new ArrayList<>();
 
+	private final List<Map.Entry<String, OwnerCommand>> arbitrated = new ArrayList<>();
+
+	private final ClaimPolicy policy;
+
 	private final KeyStage keyStage;
 
 	private final ValueStage valueStage;
@@ -52,7 +59,12 @@ public final class SimulatedPipeline {
 	private long clock;
 
 	public SimulatedPipeline(Random random, int keyPartitions, int valuePartitions) {
+		this(random, keyPartitions, valuePartitions, ClaimPolicy.LATEST_WINS);
+	}
+
+	public SimulatedPipeline(Random random, int keyPartitions, int valuePartitions, ClaimPolicy policy) {
 		this.random = random;
+		this.policy = policy;
 		this.valuePartitions = valuePartitions;
 		for (int i = 0; i < keyPartitions; i++) {
 			this.claims.add(new ArrayDeque<>());
@@ -84,14 +96,14 @@ public final class SimulatedPipeline {
 					.add(Map.entry(value, command));
 			}
 
-		});
-		this.valueStage = new ValueStage(table(this.ownersStore), (key, eviction) -> {
-			if (eviction.keyPartition() != this.keyPartitions.get(key)) {
-				throw new AssertionError("Eviction of " + key + " routed to partition " + eviction.keyPartition()
+		}, policy);
+		this.valueStage = new ValueStage(table(this.ownersStore), (key, verdict) -> {
+			if (verdict.keyPartition() != this.keyPartitions.get(key)) {
+				throw new AssertionError("Verdict of " + key + " routed to partition " + verdict.keyPartition()
 						+ " but the key lives on " + this.keyPartitions.get(key));
 			}
-			this.feedback.get(eviction.keyPartition()).add(Map.entry(key, eviction));
-		});
+			this.feedback.get(verdict.keyPartition()).add(Map.entry(key, verdict));
+		}, policy);
 	}
 
 	/** Appends records to the claims partitions; each key goes to a random partition, as any partitioner may. */
@@ -114,16 +126,33 @@ public final class SimulatedPipeline {
 				whenNotEmpty(this.claims.get(p), ready, (record) -> this.keyStage.apply(record.key(), record.value(),
 						record.timestamp(), partition));
 				whenNotEmpty(this.feedback.get(p), ready,
-						(entry) -> this.keyStage.evict(entry.getKey(), entry.getValue(), ++this.clock));
+						(entry) -> this.keyStage.verdict(entry.getKey(), entry.getValue(), ++this.clock));
 			}
 			for (Deque<Map.Entry<String, OwnerCommand>> queue : this.commands) {
-				whenNotEmpty(queue, ready, (entry) -> this.valueStage.apply(entry.getKey(), entry.getValue()));
+				whenNotEmpty(queue, ready, (entry) -> {
+					this.arbitrated.add(entry);
+					this.valueStage.apply(entry.getKey(), entry.getValue());
+				});
 			}
 			if (ready.isEmpty()) {
 				return this;
 			}
 			ready.get(this.random.nextInt(ready.size())).run();
+			if (this.policy == ClaimPolicy.FIRST_WINS) {
+				assertNoValueHeldTwice();
+			}
 		}
+	}
+
+	private void assertNoValueHeldTwice() {
+		Map<String, String> holders = new HashMap<>();
+		this.bindingsTopic.forEach((key, value) -> {
+			String other = holders.put(value, key);
+			if (other != null) {
+				throw new AssertionError("The bindings topic shows " + value + " held by both " + other + " and " + key
+						+ ": " + this.bindingsTopic);
+			}
+		});
 	}
 
 	private static <T> void whenNotEmpty(Deque<T> queue, List<Runnable> ready, Consumer<T> deliver) {
@@ -172,6 +201,16 @@ public final class SimulatedPipeline {
 
 	public List<EvictionEvent> evictions() {
 		return this.evictions;
+	}
+
+	/** Every command in the order the value stage applied it, value first. */
+	public List<Map.Entry<String, OwnerCommand>> arbitrated() {
+		return this.arbitrated;
+	}
+
+	/** The key stage's entries, pending and lost claims included. */
+	public Map<String, KeyClaim> keyClaims() {
+		return this.bindingsStore;
 	}
 
 	private static <K, V> StateTable<K, V> table(Map<K, V> map) {

@@ -14,7 +14,7 @@ import io.valueguard.claims.KeyStageEvents;
 import io.valueguard.claims.KeyStageTopology;
 import io.valueguard.config.ValueGuardProperties;
 import io.valueguard.messages.CommandBatch;
-import io.valueguard.messages.Eviction;
+import io.valueguard.messages.Verdict;
 import io.valueguard.messages.OwnerCommand;
 import io.valueguard.messages.VerdictBatch;
 import io.valueguard.owners.Owner;
@@ -53,7 +53,7 @@ public final class TopologyHarness implements AutoCloseable {
 
 	private final TestInputTopic<byte[], byte[]> claims;
 
-	private final TestInputTopic<String, Eviction> feedback;
+	private final TestInputTopic<String, Verdict> feedback;
 
 	private final TestInputTopic<String, OwnerCommand> commands;
 
@@ -108,7 +108,7 @@ public final class TopologyHarness implements AutoCloseable {
 		this.claims = this.driver.createInputTopic(properties.topics().claims(), new ByteArraySerializer(),
 				new ByteArraySerializer());
 		this.feedback = this.driver.createInputTopic(properties.evictionFeedbackTopic(), new StringSerializer(),
-				new Eviction.Serde().serializer());
+				new Verdict.Serde().serializer());
 		this.commands = this.driver.createInputTopic(properties.ownerCommandsTopic(), new StringSerializer(),
 				new OwnerCommand.Serde().serializer());
 		this.commandBatchInput = this.driver.createInputTopic(properties.ownerCommandsTopic(), new StringSerializer(),
@@ -143,8 +143,8 @@ public final class TopologyHarness implements AutoCloseable {
 	}
 
 	/** Delivers a verdict directly, as a delayed message from the value stage would arrive (as a single record). */
-	public TopologyHarness verdict(String key, Eviction eviction) {
-		this.feedback.pipeInput(key, eviction);
+	public TopologyHarness verdict(String key, Verdict verdict) {
+		this.feedback.pipeInput(key, verdict);
 		return this;
 	}
 
@@ -164,8 +164,8 @@ public final class TopologyHarness implements AutoCloseable {
 	}
 
 	/** Writes straight to the eviction-feedback topic, as only a foreign producer would: any key, any value. */
-	public TopologyHarness foreignVerdict(@Nullable String key, @Nullable Eviction eviction) {
-		this.feedback.pipeInput(key, eviction);
+	public TopologyHarness foreignVerdict(@Nullable String key, @Nullable Verdict verdict) {
+		this.feedback.pipeInput(key, verdict);
 		return this;
 	}
 
