@@ -6,13 +6,17 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 
+import io.valueguard.config.ClaimPolicy;
 import io.valueguard.support.ApiClient;
 import io.valueguard.support.ChildJvm;
+import io.valueguard.support.FirstWinsModel;
 import io.valueguard.support.FreePorts;
 import io.valueguard.support.HistoryGenerator;
 import io.valueguard.support.InputRecord;
@@ -21,11 +25,14 @@ import io.valueguard.support.ReferenceModel;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.kafka.test.EmbeddedKafkaBroker;
+import org.springframework.kafka.test.condition.EmbeddedKafkaCondition;
 import org.springframework.kafka.test.context.EmbeddedKafka;
 
 import static io.valueguard.support.TopologyHarness.utf8;
@@ -35,7 +42,9 @@ import static org.awaitility.Awaitility.await;
 /**
  * A crash in the middle of transactions: the packaged application runs as a separate process, is killed with
  * SIGKILL while it works through a race of claims, and is started again on the same state directory. Exactly-once
- * processing must leave the same final state as if nothing had happened, and each eviction event exactly once.
+ * processing must leave the same final state as if nothing had happened, and each eviction event exactly once. Under
+ * first-wins, "as if nothing had happened" means the first-wins rule applied in the order the command partitions
+ * carry the claims, which every replay must keep.
  */
 @Tag("integration")
 @EmbeddedKafka(partitions = 4, brokerProperties = { "transaction.state.log.replication.factor=1",
@@ -56,8 +65,14 @@ class CrashRecoveryIntegrationTests {
 		this.processes.forEach(Process::destroyForcibly);
 	}
 
-	@Test
-	void shouldReachFinalStateExactlyOnceWhenKilledMidTransaction(EmbeddedKafkaBroker broker) throws Exception {
+	@ParameterizedTest
+	@EnumSource(ClaimPolicy.class)
+	void shouldReachFinalStateExactlyOnceWhenKilledMidTransaction(ClaimPolicy policy) throws Exception {
+		// a parameterized test gets no broker parameter: the class's broker, from the condition that started it
+		EmbeddedKafkaBroker broker = EmbeddedKafkaCondition.getBroker();
+		// each policy its own topics on the shared broker
+		String prefix = policy.name().toLowerCase(Locale.ROOT).replace('_', '-');
+		Topics topics = new Topics(prefix);
 		long seed = System.nanoTime();
 		Random random = new Random(seed);
 		List<InputRecord> history = new HistoryGenerator(random, 200, 25).history(4_000)
@@ -66,48 +81,61 @@ class CrashRecoveryIntegrationTests {
 					System.currentTimeMillis() + record.timestamp() * 50))
 			.toList();
 		int port = FreePorts.next();
-		Process first = start(broker, port, "first.log");
+		Process first = start(broker, port, topics, policy, prefix + "-first.log");
 		ApiClient api = new ApiClient(port);
 		awaitReady(api, first);
 
 		try (KafkaProbe kafka = new KafkaProbe(broker.getBrokersAsString())) {
 			for (int i = 0; i < history.size(); i++) {
 				InputRecord record = history.get(i);
-				kafka.send("valueguard.claims", utf8(record.key()),
+				kafka.send(topics.claims(), utf8(record.key()),
 						(record.value() != null) ? utf8(record.value()) : null, record.timestamp());
 				if (first.isAlive() && i >= history.size() / 3 && i % 50 == 0
-						&& kafka.hasOpenTransaction("valueguard.bindings")) {
+						&& kafka.hasOpenTransaction(topics.bindings())) {
 					// mid-stream, while a transaction has written bindings and not committed: no shutdown hook
 					first.destroyForcibly().waitFor();
 				}
 			}
 			assertThat(first.isAlive()).as("the first instance was killed inside a transaction").isFalse();
 		}
-		Process second = start(broker, port, "second.log");
+		Process second = start(broker, port, topics, policy, prefix + "-second.log");
 		awaitReady(api, second);
 
-		ReferenceModel expected = new ReferenceModel().apply(history);
 		Set<String> keys = InputRecord.keysOf(history);
 		Set<String> values = InputRecord.valuesOf(history);
-		String reproduce = "seed " + seed + ", logs in " + this.work;
+		String reproduce = policy + ", seed " + seed + ", logs in " + this.work;
 		await("final state after the crash (" + reproduce + ")").atMost(PATIENCE).untilAsserted(() -> {
 			try (KafkaProbe kafka = new KafkaProbe(broker.getBrokersAsString())) {
-				assertThat(kafka.table("valueguard.bindings", keys)).isEqualTo(expected.bindings());
+				// first-wins: the committed order of the command partitions is the order every replay must keep
+				Map<String, String> expected = (policy == ClaimPolicy.LATEST_WINS)
+						? new ReferenceModel().apply(history).bindings()
+						: new FirstWinsModel().history(history)
+							.arbitrate(kafka.ownerCommands(topics.ownerCommands()))
+							.bindings();
+				assertThat(kafka.table(topics.bindings(), keys)).isEqualTo(expected);
+				assertThat(api.owners(values)).isEqualTo(inverse(expected));
 			}
-			assertThat(api.owners(values)).isEqualTo(expected.owners());
 		});
 
 		// exactly once: a replayed transaction that had been half written would show as a second tombstone for a
 		// key that was already unbound, or as more eviction events for a key than it has tombstones
 		try (KafkaProbe kafka = new KafkaProbe(broker.getBrokersAsString())) {
 			Map<String, List<String>> bindings = new HashMap<>();
-			for (ConsumerRecord<byte[], byte[]> record : kafka.readAll("valueguard.bindings")) {
+			for (ConsumerRecord<byte[], byte[]> record : kafka.readAll(topics.bindings())) {
 				bindings.computeIfAbsent(new String(record.key(), StandardCharsets.UTF_8), (key) -> new ArrayList<>())
 					.add((record.value() != null) ? new String(record.value(), StandardCharsets.UTF_8) : null);
 			}
 			Map<String, Integer> evictions = new HashMap<>();
-			for (ConsumerRecord<byte[], byte[]> record : kafka.readAll("valueguard.evictions")) {
-				evictions.merge(JSON.readTree(record.value()).get("key").asString(), 1, Integer::sum);
+			Set<String> refusedClaims = new HashSet<>();
+			for (ConsumerRecord<byte[], byte[]> record : kafka.readAll(topics.evictions())) {
+				JsonNode event = JSON.readTree(record.value());
+				evictions.merge(event.get("key").asString(), 1, Integer::sum);
+				if (policy == ClaimPolicy.FIRST_WINS) {
+					// first-wins stamps every claim command of a key apart: one refusal per claim, or it was replayed
+					String claim = event.get("key").asString() + "@" + event.get("claimTimestamp").asLong();
+					assertThat(event.get("reason").asString()).as(reproduce).isEqualTo("REFUSED");
+					assertThat(refusedClaims.add(claim)).as("one refusal of %s (%s)", claim, reproduce).isTrue();
+				}
 			}
 			assertThat(evictions).as("evictions happened (" + reproduce + ")").isNotEmpty();
 			bindings.forEach((key, sequence) -> {
@@ -120,17 +148,31 @@ class CrashRecoveryIntegrationTests {
 					}
 					previous = value;
 				}
-				assertThat(evictions.getOrDefault(key, 0)).as("evictions of %s (%s)", key, reproduce)
-					.isLessThanOrEqualTo(tombstones);
+				if (policy == ClaimPolicy.LATEST_WINS) {
+					// under first-wins a refused claim was never published, so it has no tombstone
+					assertThat(evictions.getOrDefault(key, 0)).as("evictions of %s (%s)", key, reproduce)
+						.isLessThanOrEqualTo(tombstones);
+				}
 			});
 		}
 	}
 
-	private Process start(EmbeddedKafkaBroker broker, int port, String log) throws IOException {
+	private static Map<String, String> inverse(Map<String, String> bindings) {
+		Map<String, String> owners = new HashMap<>();
+		bindings.forEach((key, value) -> owners.put(value, key));
+		return owners;
+	}
+
+	private Process start(EmbeddedKafkaBroker broker, int port, Topics topics, ClaimPolicy policy, String log)
+			throws IOException {
 		Process process = new ProcessBuilder(ChildJvm.java(), "-Xmx512m", "-jar", ChildJvm.applicationJar().getPath(),
 				"--server.port=" + port, "--spring.kafka.bootstrap-servers=" + broker.getBrokersAsString(),
 				"--valueguard.embedded-kafka.enabled=false", "--valueguard.topics.partitions=4",
-				"--valueguard.state-dir=" + this.work.resolve("state"),
+				"--valueguard.policy=" + policy, "--valueguard.application-id=" + topics.prefix(),
+				"--valueguard.topics.claims=" + topics.claims(), "--valueguard.topics.bindings=" + topics.bindings(),
+				"--valueguard.topics.evictions=" + topics.evictions(),
+				"--valueguard.topics.dlq=" + topics.prefix() + ".dlq",
+				"--valueguard.state-dir=" + this.work.resolve(topics.prefix() + "-state"),
 				// long commits: the kill lands inside open transactions
 				"--spring.cloud.stream.kafka.streams.binder.configuration.commit.interval.ms=2000",
 				"--spring.cloud.stream.kafka.streams.binder.configuration.session.timeout.ms=6000")
@@ -139,6 +181,26 @@ class CrashRecoveryIntegrationTests {
 			.start();
 		this.processes.add(process);
 		return process;
+	}
+
+	private record Topics(String prefix) {
+
+		String claims() {
+			return this.prefix + ".claims";
+		}
+
+		String bindings() {
+			return this.prefix + ".bindings";
+		}
+
+		String evictions() {
+			return this.prefix + ".evictions";
+		}
+
+		String ownerCommands() {
+			return this.prefix + "-owner-commands";
+		}
+
 	}
 
 	private void awaitReady(ApiClient api, Process process) {

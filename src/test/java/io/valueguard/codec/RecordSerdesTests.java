@@ -29,6 +29,7 @@ class RecordSerdesTests {
 		assertRoundTrip(new KeyClaim.Serde(), new KeyClaim("\u4E2D", 9, true));
 		// longer than the writer's first buffer
 		assertRoundTrip(new KeyClaim.Serde(), new KeyClaim("x".repeat(10_000), 9, true));
+		assertRoundTrip(new KeyClaim.Serde(), new KeyClaim("pending", 9, false, true));
 		assertRoundTrip(new Verdict.Serde(), new Verdict("v", 1, "w", 2, Verdict.Reason.LATE, 4));
 		assertRoundTrip(new EvictionEventSerde(),
 				new EvictionEvent("a", "v", "b", 1, 2, 3, Verdict.Reason.SUPERSEDED));
@@ -64,9 +65,18 @@ class RecordSerdesTests {
 		assertBytes(new KeyClaim.Serde(), new KeyClaim("v\u00e4lue", 1700000000123L, true),
 				"01010000000676c3a46c75650000018bcfe5687b01");
 		assertBytes(new KeyClaim.Serde(), new KeyClaim(null, 42L, false), "0100000000000000002a00");
+		// format 2 only for a first-wins claim awaiting its grant: format 1's fields, then the pending flag
+		assertBytes(new KeyClaim.Serde(), new KeyClaim("v", 42L, false, true), "02010000000176000000000000002a0001");
 		assertBytes(new Owner.Serde(), new Owner("k", -1L, 3, true), "01000000016bffffffffffffffff0000000301");
 		assertBytes(new Verdict.Serde(), new Verdict("v", 7L, "w", 9L, Verdict.Reason.LATE, 2),
 				"0100000001760000000000000007000000017700000000000000090000000002");
+		// the reason byte: LATE and SUPERSEDED as the boolean of old, then REFUSED and GRANTED
+		assertBytes(new Verdict.Serde(), new Verdict("v", 7L, "w", 9L, Verdict.Reason.SUPERSEDED, 2),
+				"0100000001760000000000000007000000017700000000000000090100000002");
+		assertBytes(new Verdict.Serde(), new Verdict("v", 7L, "w", 9L, Verdict.Reason.REFUSED, 2),
+				"0100000001760000000000000007000000017700000000000000090200000002");
+		assertBytes(new Verdict.Serde(), Verdict.granted("v", "w", 9L, 2),
+				"0100000001760000000000000009000000017700000000000000090300000002");
 		// format 2: partition, count, then each value (key) followed by the fields of format 1
 		OwnerCommand release = OwnerCommand.release("k\u00e9y", 1700000000123L, 5);
 		assertBytes(new CommandBatch.Serde(), new CommandBatch(5, List.of(new CommandBatch.Entry("v", release))),

@@ -12,6 +12,9 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
+
+import io.valueguard.messages.CommandBatch;
+import io.valueguard.messages.OwnerCommand;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -77,6 +80,25 @@ public final class KafkaProbe implements AutoCloseable {
 			}
 			return records;
 		}
+	}
+
+	/**
+	 * The owner-commands topic decoded, value first, in the order each partition carries them: for a value, the order
+	 * in which the value stage applies its commands.
+	 */
+	public List<Map.Entry<String, OwnerCommand>> ownerCommands(String topic) {
+		List<Map.Entry<String, OwnerCommand>> commands = new ArrayList<>();
+		try (CommandBatch.Serde serde = new CommandBatch.Serde()) {
+			for (ConsumerRecord<byte[], byte[]> record : readAll(topic)) {
+				CommandBatch batch = serde.deserializer().deserialize(topic, record.value());
+				for (CommandBatch.Entry entry : batch.entries()) {
+					String value = (entry.value() != null) ? entry.value()
+							: new String(record.key(), StandardCharsets.UTF_8);
+					commands.add(Map.entry(value, entry.command()));
+				}
+			}
+		}
+		return commands;
 	}
 
 	/** The topic read as a table (last value per key, tombstones delete), restricted to {@code keys}. */
