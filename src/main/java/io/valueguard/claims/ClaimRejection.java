@@ -18,7 +18,9 @@ public enum ClaimRejection {
 	VALUE_NOT_JSON("the value is not a JSON document (valueguard.claims.format=json)"),
 
 	POINTER_NOT_SCALAR("the JSON value at valueguard.claims.value-pointer is an object or an array, not a string, "
-			+ "number or boolean");
+			+ "number or boolean"),
+
+	CLAIM_TOO_OLD("the claim's timestamp is more than valueguard.retention behind the stream time of its partition");
 
 	private final String description;
 

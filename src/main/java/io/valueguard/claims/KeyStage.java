@@ -3,6 +3,7 @@ package io.valueguard.claims;
 import io.valueguard.config.ClaimPolicy;
 import io.valueguard.messages.OwnerCommand;
 import io.valueguard.messages.Verdict;
+import io.valueguard.store.Retention;
 import io.valueguard.store.StateTable;
 import org.jspecify.annotations.Nullable;
 
@@ -42,6 +43,8 @@ public final class KeyStage {
 		RELEASED,
 		/** A tombstone for a key that holds nothing. */
 		NOTHING_TO_RELEASE,
+		/** A claim more than the retention behind the stream time: refused, to the DLQ, nothing changes. */
+		TOO_OLD,
 		/** The key's current claim lost and the key is now unbound. */
 		EVICTED,
 		/** First-wins: the key's pending claim was granted and the key is now bound. */
@@ -57,21 +60,36 @@ public final class KeyStage {
 
 	private final boolean firstWins;
 
+	private final Retention retention;
+
 	public KeyStage(StateTable<String, KeyClaim> claims, Effects effects) {
-		this(claims, effects, ClaimPolicy.LATEST_WINS);
+		this(claims, effects, ClaimPolicy.LATEST_WINS, Retention.OFF);
 	}
 
-	public KeyStage(StateTable<String, KeyClaim> claims, Effects effects, ClaimPolicy policy) {
+	public KeyStage(StateTable<String, KeyClaim> claims, Effects effects, ClaimPolicy policy, Retention retention) {
 		this.claims = claims;
 		this.effects = effects;
 		this.firstWins = policy == ClaimPolicy.FIRST_WINS;
+		this.retention = retention;
+	}
+
+	/**
+	 * Applies one input record at stream time {@link Long#MIN_VALUE}: for tests and callers without retention.
+	 */
+	public Outcome apply(String key, @Nullable String value, long recordTimestamp, int partition) {
+		return apply(key, value, recordTimestamp, partition, Long.MIN_VALUE);
 	}
 
 	/**
 	 * Applies one input record: a claim of {@code value}, or a tombstone when {@code value} is null.
 	 * @param partition the claims partition this key lives on
+	 * @param streamTime the stream time of the key's task, which retention measures a claim's age against
 	 */
-	public Outcome apply(String key, @Nullable String value, long recordTimestamp, int partition) {
+	public Outcome apply(String key, @Nullable String value, long recordTimestamp, int partition, long streamTime) {
+		if (value != null && this.retention.expired(recordTimestamp, streamTime)) {
+			// it might be ordered against an entry already forgotten; a tombstone never is, it only lets go
+			return Outcome.TOO_OLD;
+		}
 		@Nullable KeyClaim current = this.claims.get(key);
 		// A key's records never go back in time: its clock only moves forward.
 		long timestamp = (current != null) ? Math.max(recordTimestamp, current.timestamp()) : recordTimestamp;
@@ -118,6 +136,14 @@ public final class KeyStage {
 			this.effects.unbound(key, timestamp);
 		}
 		return Outcome.RELEASED;
+	}
+
+	/**
+	 * True when the entry may be forgotten at {@code streamTime}: the key holds nothing and awaits nothing, and its
+	 * clock is more than the retention behind, so every claim of the key still accepted is later than that clock.
+	 */
+	public boolean forgettable(KeyClaim entry, long streamTime) {
+		return !entry.mayHold() && this.retention.expired(entry.timestamp(), streamTime);
 	}
 
 	/** Applies the value stage's verdict on one claim of {@code key}: it lost, or (first-wins) it was granted. */

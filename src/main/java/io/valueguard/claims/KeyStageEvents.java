@@ -16,6 +16,10 @@ public interface KeyStageEvents {
 	default void keyStage(KeyStage.Outcome outcome) {
 	}
 
+	/** Retention forgot {@code entries} entries of the bindings store. */
+	default void forgottenBindings(int entries) {
+	}
+
 	/** An eviction took effect {@code latencyMillis} after the claim that caused it was made. */
 	default void evicted(EvictionEvent event, long latencyMillis) {
 	}

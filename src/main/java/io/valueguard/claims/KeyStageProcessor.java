@@ -11,7 +11,9 @@ import io.valueguard.messages.KeyPartitions;
 import io.valueguard.messages.OwnerCommand;
 import io.valueguard.messages.VerdictBatch;
 import io.valueguard.store.Outbox;
+import io.valueguard.store.Retention;
 import io.valueguard.store.StageStores;
+import io.valueguard.store.WriteBehindTable;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -54,7 +56,8 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 	static final String OUTBOX = "owner-command-outbox";
 
 	static ProcessorSupplier<Object, Object, Object, Object> supplier(ClaimValidator validator,
-			KeyStageEvents events, ValueGuardProperties.Store settings, ClaimPolicy policy, int commandPartitions) {
+			KeyStageEvents events, ValueGuardProperties.Store settings, ClaimPolicy policy, Retention retention,
+			int commandPartitions) {
 		StageStores<KeyClaim, CommandBatch.Entry> stores = StageStores.of(settings.type().supplier(STORE),
 				new KeyClaim.Serde(), settings.recentEntries(), OUTBOX);
 		CommitThrottle promptEvictions = new CommitThrottle();
@@ -62,7 +65,8 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 
 			@Override
 			public Processor<Object, Object, Object, Object> get() {
-				return new KeyStageProcessor(stores, validator, events, policy, commandPartitions, promptEvictions);
+				return new KeyStageProcessor(stores, validator, events, policy, retention, commandPartitions,
+						promptEvictions);
 			}
 
 			@Override
@@ -81,6 +85,8 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 
 	private final ClaimPolicy policy;
 
+	private final Retention retention;
+
 	private final int commandPartitions;
 
 	private final CommitThrottle promptEvictions;
@@ -94,11 +100,13 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 	private @Nullable Outbox<CommandBatch.Entry> outbox;
 
 	private KeyStageProcessor(StageStores<KeyClaim, CommandBatch.Entry> stores, ClaimValidator validator,
-			KeyStageEvents events, ClaimPolicy policy, int commandPartitions, CommitThrottle promptEvictions) {
+			KeyStageEvents events, ClaimPolicy policy, Retention retention, int commandPartitions,
+			CommitThrottle promptEvictions) {
 		this.stores = stores;
 		this.validator = validator;
 		this.events = events;
 		this.policy = policy;
+		this.retention = retention;
 		this.commandPartitions = commandPartitions;
 		this.promptEvictions = promptEvictions;
 	}
@@ -108,7 +116,9 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 		this.context = context;
 		// appConfigs() holds the resolved settings, Kafka's default for the guarantee included
 		this.commitInterval = ((Number) context.appConfigs().get(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG)).longValue();
-		this.stage = new KeyStage(this.stores.connect(context), new Effects(), this.policy);
+		WriteBehindTable<String, KeyClaim> claims = this.stores.connect(context);
+		this.stage = new KeyStage(claims, new Effects(), this.policy, this.retention);
+		this.stores.sweep(context, this.retention, claims, this.stage::forgettable, this.events::forgottenBindings);
 		this.outbox = this.stores.outbox(context);
 		this.outbox.connect(context, (partition, entries, timestamp) -> context
 			.forward(new Record<>(null, new CommandBatch(partition, entries), timestamp), TO_OWNER_COMMANDS));
@@ -123,13 +133,21 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 		// anything else is a raw record of the claims topic
 		ClaimValidator.Validation validation = this.validator.validate((byte[]) record.key(), (byte[]) record.value());
 		if (!validation.valid()) {
-			this.events.rejected(validation.rejection());
-			this.context.forward(record.withHeaders(DeadLetterHeaders.of(record.headers(), validation.rejection(),
-					this.context.recordMetadata().orElse(null))), TO_DLQ);
+			deadLetter(record, validation.rejection());
 			return;
 		}
-		this.events.keyStage(this.stage.apply(validation.key(), validation.value(), record.timestamp(),
-				this.context.taskId().partition()));
+		KeyStage.Outcome outcome = this.stage.apply(validation.key(), validation.value(), record.timestamp(),
+				this.context.taskId().partition(), this.context.currentStreamTimeMs());
+		this.events.keyStage(outcome);
+		if (outcome == KeyStage.Outcome.TOO_OLD) {
+			deadLetter(record, ClaimRejection.CLAIM_TOO_OLD);
+		}
+	}
+
+	private void deadLetter(Record<Object, Object> record, ClaimRejection rejection) {
+		this.events.rejected(rejection);
+		this.context.forward(record.withHeaders(DeadLetterHeaders.of(record.headers(), rejection,
+				this.context.recordMetadata().orElse(null))), TO_DLQ);
 	}
 
 	private void applyVerdicts(Record<Object, Object> record, @Nullable VerdictBatch batch) {

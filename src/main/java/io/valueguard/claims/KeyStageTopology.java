@@ -5,6 +5,7 @@ import java.util.function.Function;
 import io.valueguard.config.ValueGuardProperties;
 import io.valueguard.messages.CommandBatch;
 import io.valueguard.messages.VerdictBatch;
+import io.valueguard.store.Retention;
 import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Named;
 
@@ -63,7 +64,8 @@ public final class KeyStageTopology
 			.merge(untyped(verdicts.mapValues(KeyStageProcessor.Feedback::new, Named.as("verdicts"))),
 					Named.as("key-inputs"))
 			.process(KeyStageProcessor.supplier(validator, this.events, this.properties.store(),
-					this.properties.policy(), this.commandPartitions), Named.as("key-stage"));
+					this.properties.policy(), Retention.of(this.properties.retention()), this.commandPartitions),
+					Named.as("key-stage"));
 		KStream<?, ?>[] outputs = new KStream<?, ?>[4];
 		outputs[BINDINGS] = output(applied, KeyStageProcessor.TO_BINDINGS);
 		outputs[EVICTIONS] = output(applied, KeyStageProcessor.TO_EVICTIONS);

@@ -31,6 +31,9 @@ import org.springframework.validation.annotation.Validated;
  * @param policy {@code latest-wins} (the default): the greatest claim by time takes a value from its holder;
  * {@code first-wins}: a held value is refused to every other key until its holder releases it. One per deployment:
  * every instance must run with the same
+ * @param retention unset (the default): every entry is kept for ever; a duration: an entry that holds nothing is
+ * forgotten once it is that far behind its task's stream time, and claims that old are refused (docs/design.md,
+ * "Retention")
  */
 @ConfigurationProperties("valueguard")
 @Validated
@@ -39,7 +42,13 @@ public record ValueGuardProperties(@DefaultValue("valueguard") @NotBlank String 
 		@DefaultValue @Valid Publisher publisher, @DefaultValue @Valid Claims claims, @DefaultValue @Valid Store store,
 		@DefaultValue @Valid RocksDb rocksdb, @Nullable @Pattern(regexp = "[A-Za-z0-9._-]{1,200}",
 				message = "must be 1 to 200 letters, digits, '.', '_' or '-'") String instanceName,
-		@DefaultValue("latest-wins") ClaimPolicy policy) {
+		@DefaultValue("latest-wins") ClaimPolicy policy, @Nullable Duration retention) {
+
+	public ValueGuardProperties {
+		if (retention != null && (retention.isNegative() || retention.isZero())) {
+			throw new IllegalArgumentException("valueguard.retention must be positive, not " + retention);
+		}
+	}
 
 	/** Application id of the key stage (claims partitioned by key, store {@code bindings}). */
 	public String keyStageApplicationId() {

@@ -24,7 +24,13 @@ public record Verdict(String value, long timestamp, String winnerKey, long winne
 		/** First-wins: another key held the value when the claim arrived, so it never held the value. */
 		REFUSED(2),
 		/** First-wins: the value was free (or already the key's), so the claim holds it now. */
-		GRANTED(3);
+		GRANTED(3),
+		/**
+		 * Retention: the claim was more than {@code valueguard.retention} behind the value stage's stream time (its
+		 * key's partition lagged), so it may not be compared with what was forgotten; the winner is empty, and its
+		 * timestamp is that stream time.
+		 */
+		TOO_OLD(4);
 
 		private final int code;
 
@@ -51,6 +57,11 @@ public record Verdict(String value, long timestamp, String winnerKey, long winne
 	/** A claim granted under first-wins: the key holds the value with this claim. */
 	public static Verdict granted(String value, String key, long timestamp, int keyPartition) {
 		return new Verdict(value, timestamp, key, timestamp, Reason.GRANTED, keyPartition);
+	}
+
+	/** A claim refused for its age: nobody won it, at the stream time {@code streamTime}. */
+	public static Verdict tooOld(String value, long timestamp, long streamTime, int keyPartition) {
+		return new Verdict(value, timestamp, "", streamTime, Reason.TOO_OLD, keyPartition);
 	}
 
 	/** True unless the verdict grants the claim: the key lost the value. */

@@ -35,6 +35,10 @@ public class PipelineMetrics implements KeyStageEvents, ValueStageEvents {
 
 	private final Timer evictionLatency;
 
+	private final Counter forgottenBindings;
+
+	private final Counter forgottenOwners;
+
 	public PipelineMetrics(MeterRegistry registry) {
 		for (KeyStage.Outcome outcome : KeyStage.Outcome.values()) {
 			this.keyStage.put(outcome, Counter.builder("valueguard.key.stage.records")
@@ -64,6 +68,8 @@ public class PipelineMetrics implements KeyStageEvents, ValueStageEvents {
 				.tag("reason", tag(reason))
 				.register(registry));
 		}
+		this.forgottenBindings = forgotten(registry, "bindings");
+		this.forgottenOwners = forgotten(registry, "owners");
 		this.evictionLatency = Timer.builder("valueguard.eviction.latency")
 			.description("From the claim that decided an eviction to the eviction taking effect")
 			.publishPercentileHistogram()
@@ -92,6 +98,23 @@ public class PipelineMetrics implements KeyStageEvents, ValueStageEvents {
 		this.evictions.get(event.reason()).increment();
 		// a claim stamped in the future by a producer's clock must not record a negative latency
 		this.evictionLatency.record(Duration.ofMillis(Math.max(0, latencyMillis)));
+	}
+
+	private static Counter forgotten(MeterRegistry registry, String store) {
+		return Counter.builder("valueguard.entries.forgotten")
+			.description("Entries that held nothing, forgotten by retention (valueguard.retention), by store")
+			.tag("store", store)
+			.register(registry);
+	}
+
+	@Override
+	public void forgottenBindings(int entries) {
+		this.forgottenBindings.increment(entries);
+	}
+
+	@Override
+	public void forgottenOwners(int entries) {
+		this.forgottenOwners.increment(entries);
 	}
 
 	private static String tag(Enum<?> value) {

@@ -3,6 +3,7 @@ package io.valueguard.owners;
 import io.valueguard.config.ClaimPolicy;
 import io.valueguard.messages.OwnerCommand;
 import io.valueguard.messages.Verdict;
+import io.valueguard.store.Retention;
 import io.valueguard.store.StateTable;
 import org.jspecify.annotations.Nullable;
 
@@ -33,6 +34,8 @@ public final class ValueStage {
 		LOST,
 		/** First-wins: another key holds the value, so the claim is refused. */
 		REFUSED,
+		/** Latest-wins with retention: the claim is more than the retention behind the stream time, refused. */
+		TOO_OLD,
 		/** The top claim's key claimed the value again at the same time after releasing it. */
 		REHELD,
 		/** The claim equals the held top claim: nothing to do. */
@@ -50,21 +53,39 @@ public final class ValueStage {
 
 	private final boolean firstWins;
 
+	private final Retention retention;
+
 	public ValueStage(StateTable<String, Owner> owners, Verdicts verdicts) {
-		this(owners, verdicts, ClaimPolicy.LATEST_WINS);
+		this(owners, verdicts, ClaimPolicy.LATEST_WINS, Retention.OFF);
 	}
 
-	public ValueStage(StateTable<String, Owner> owners, Verdicts verdicts, ClaimPolicy policy) {
+	public ValueStage(StateTable<String, Owner> owners, Verdicts verdicts, ClaimPolicy policy, Retention retention) {
 		this.owners = owners;
 		this.verdicts = verdicts;
 		this.firstWins = policy == ClaimPolicy.FIRST_WINS;
+		this.retention = retention;
 	}
 
+	/** Applies a command at stream time {@link Long#MIN_VALUE}: for tests and callers without retention. */
 	public Outcome apply(String value, OwnerCommand command) {
+		return apply(value, command, Long.MIN_VALUE);
+	}
+
+	/** @param streamTime the stream time of the value's task, which retention measures a claim's age against */
+	public Outcome apply(String value, OwnerCommand command, long streamTime) {
 		return switch (command.type()) {
-			case CLAIM -> this.firstWins ? firstClaim(value, command) : claim(value, command);
+			case CLAIM -> this.firstWins ? firstClaim(value, command) : claim(value, command, streamTime);
 			case RELEASE -> release(value, command);
 		};
+	}
+
+	/**
+	 * True when the entry may be forgotten at {@code streamTime}: nobody holds the value, and its top claim is more
+	 * than the retention behind, so every claim still accepted is greater than it (latest-wins); under first-wins a
+	 * free value's entry decides nothing at all, but is kept as long, for lookups of who held it last.
+	 */
+	public boolean forgettable(Owner entry, long streamTime) {
+		return entry.released() && this.retention.expired(entry.timestamp(), streamTime);
 	}
 
 	/**
@@ -83,8 +104,18 @@ public final class ValueStage {
 		return Outcome.OWNED;
 	}
 
-	private Outcome claim(String value, OwnerCommand claim) {
+	private Outcome claim(String value, OwnerCommand claim, long streamTime) {
 		Owner top = this.owners.get(value);
+		if (this.retention.expired(claim.timestamp(), streamTime)) {
+			// the top it should be ordered against may be forgotten: refused, whatever it would have been
+			this.verdicts.send(claim.key(),
+					Verdict.tooOld(value, claim.timestamp(), streamTime, claim.keyPartition()));
+			if (top != null && top.holds() && top.key().equals(claim.key())) {
+				// the key claimed its own value again, which sends no release: its earlier claim is gone with it
+				this.owners.put(value, top.withReleased(true));
+			}
+			return Outcome.TOO_OLD;
+		}
 		if (top == null) {
 			this.owners.put(value, new Owner(claim.key(), claim.timestamp(), claim.keyPartition(), false));
 			return Outcome.OWNED;

@@ -13,4 +13,8 @@ public interface ValueStageEvents {
 	default void valueStage(ValueStage.Outcome outcome) {
 	}
 
+	/** Retention forgot {@code entries} entries of the owners store. */
+	default void forgottenOwners(int entries) {
+	}
+
 }

@@ -8,6 +8,7 @@ import io.valueguard.messages.CommandBatch;
 import io.valueguard.messages.ForeignRecords;
 import io.valueguard.messages.VerdictBatch;
 import io.valueguard.store.Outbox;
+import io.valueguard.store.Retention;
 import io.valueguard.store.StageStores;
 import io.valueguard.store.WriteBehindTable;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -27,14 +28,14 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 	static final String OUTBOX = "verdict-outbox";
 
 	static ProcessorSupplier<String, CommandBatch, String, VerdictBatch> supplier(ValueStageEvents events,
-			ValueGuardProperties.Store settings, ClaimPolicy policy) {
+			ValueGuardProperties.Store settings, ClaimPolicy policy, Retention retention) {
 		StageStores<Owner, VerdictBatch.Entry> stores = StageStores.of(settings.type().supplier(STORE),
 				new Owner.Serde(), settings.recentEntries(), OUTBOX);
 		return new ProcessorSupplier<>() {
 
 			@Override
 			public Processor<String, CommandBatch, String, VerdictBatch> get() {
-				return new ValueStageProcessor(stores, events, policy);
+				return new ValueStageProcessor(stores, events, policy, retention);
 			}
 
 			@Override
@@ -51,15 +52,18 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 
 	private final ClaimPolicy policy;
 
+	private final Retention retention;
+
 	private @Nullable ProcessorContext<String, VerdictBatch> context;
 
 	private @Nullable ValueStage stage;
 
 	private ValueStageProcessor(StageStores<Owner, VerdictBatch.Entry> stores, ValueStageEvents events,
-			ClaimPolicy policy) {
+			ClaimPolicy policy, Retention retention) {
 		this.stores = stores;
 		this.events = events;
 		this.policy = policy;
+		this.retention = retention;
 	}
 
 	@Override
@@ -72,7 +76,8 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 		// a verdict's record time is when the claim that decided it was made
 		this.stage = new ValueStage(owners, (key, verdict) -> outbox.add(verdict.keyPartition(),
 				new VerdictBatch.Entry(key, verdict), VerdictBatch.sizeOf(key, verdict), verdict.decidedAt()),
-				this.policy);
+				this.policy, this.retention);
+		this.stores.sweep(context, this.retention, owners, this.stage::forgettable, this.events::forgottenOwners);
 	}
 
 	@Override
@@ -88,7 +93,7 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 				skipForeign("key");
 				continue;
 			}
-			this.events.valueStage(this.stage.apply(value, entry.command()));
+			this.events.valueStage(this.stage.apply(value, entry.command(), this.context.currentStreamTimeMs()));
 		}
 	}
 

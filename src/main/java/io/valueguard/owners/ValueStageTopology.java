@@ -5,6 +5,7 @@ import java.util.function.Function;
 import io.valueguard.config.ValueGuardProperties;
 import io.valueguard.messages.CommandBatch;
 import io.valueguard.messages.VerdictBatch;
+import io.valueguard.store.Retention;
 import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Named;
 
@@ -29,7 +30,8 @@ public final class ValueStageTopology
 	@Override
 	public KStream<String, VerdictBatch> apply(KStream<String, CommandBatch> commands) {
 		return commands.process(
-				ValueStageProcessor.supplier(this.events, this.properties.store(), this.properties.policy()),
+				ValueStageProcessor.supplier(this.events, this.properties.store(), this.properties.policy(),
+						Retention.of(this.properties.retention())),
 				Named.as("value-stage"));
 	}
 

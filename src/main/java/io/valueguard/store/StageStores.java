@@ -49,6 +49,19 @@ public record StageStores<V, E>(StoreBuilder<KeyValueStore<String, V>> table,
 		return pending;
 	}
 
+	/**
+	 * With retention on, sweeps the task's store a slice at a time ({@link Sweep}) through {@code table}, the
+	 * write-behind table {@link #connect} returned; for a processor's {@code init}.
+	 */
+	public void sweep(ProcessorContext<?, ?> context, Retention retention, StateTable<String, V> table,
+			Sweep.Forgettable<V> forgettable, Sweep.Forgotten forgotten) {
+		if (retention.enabled()) {
+			new Sweep<>(context.<KeyValueStore<String, V>>getStateStore(this.table.name()), table, forgettable,
+					forgotten)
+				.schedule(context);
+		}
+	}
+
 	/** The task's outbox; for a processor's {@code init}. */
 	public Outbox<E> outbox(ProcessorContext<?, ?> context) {
 		return context.getStateStore(this.outbox.name());

@@ -12,4 +12,7 @@ public interface StateTable<K, V> {
 
 	void put(K key, V value);
 
+	/** Forgets the entry: the store deletes it, and its changelog carries a tombstone for it. */
+	void delete(K key);
+
 }

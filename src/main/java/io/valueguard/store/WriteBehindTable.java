@@ -105,7 +105,7 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 		if (value != null) {
 			return value;
 		}
-		// a pending write that was forgotten among the recent ones, when they filled up
+		// a pending write that was forgotten among the recent ones, when they filled up (a null value: a delete)
 		Write<V> write = this.pending.isEmpty() ? null : this.pending.get(key);
 		if (write != null) {
 			return write.value();
@@ -120,9 +120,19 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 	@Override
 	public void put(K key, V value) {
 		remember(key, value);
+		write(key, value);
+	}
+
+	@Override
+	public void delete(K key) {
+		this.recent.remove(key);
+		write(key, null);
+	}
+
+	private void write(K key, @Nullable V value) {
 		// nothing is pending before the last of these, so the store holds every entry they wrote
 		if (++this.writesSinceCommit <= WRITE_THROUGH && !this.readingBacklog) {
-			this.store.put(key, value);
+			writeToStore(key, value);
 			return;
 		}
 		if (this.pending.isEmpty()) {
@@ -131,6 +141,15 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 		this.pending.put(key, new Write<>(value, context().recordContext()));
 		if (this.pending.size() >= MAX_PENDING) {
 			writeAll();
+		}
+	}
+
+	private void writeToStore(K key, @Nullable V value) {
+		if (value != null) {
+			this.store.put(key, value);
+		}
+		else {
+			this.store.delete(key);
 		}
 	}
 
@@ -156,7 +175,7 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 		actAsProcessor(() -> {
 			for (Map.Entry<K, Write<V>> write : this.pending.entrySet()) {
 				useRecordContext(write.getValue().record());
-				this.store.put(write.getKey(), write.getValue().value());
+				writeToStore(write.getKey(), write.getValue().value());
 			}
 		});
 		// only now: a write that fails leaves all pending, those done too, and writing one again changes nothing
@@ -191,7 +210,8 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 		this.readingBacklog = false;
 	}
 
-	private record Write<V>(V value, ProcessorRecordContext record) {
+	/** A write waiting for the commit; a null value deletes the entry. */
+	private record Write<V>(@Nullable V value, ProcessorRecordContext record) {
 	}
 
 }

@@ -8,6 +8,7 @@ import io.valueguard.config.ValueGuardProperties;
 import io.valueguard.messages.Verdict;
 import io.valueguard.messages.VerdictBatch;
 import io.valueguard.store.Outbox;
+import io.valueguard.store.Retention;
 import io.valueguard.store.WriteBehindTable;
 import io.valueguard.support.TestProperties;
 import org.apache.kafka.streams.StreamsConfig;
@@ -48,7 +49,7 @@ class KeyStageProcessorTests {
 		ValueGuardProperties properties = TestProperties.of(Map.of());
 		this.supplier = KeyStageProcessor.supplier(
 				new ClaimValidator(properties.limits(), ClaimFormat.of(properties.claims())), KeyStageEvents.NONE,
-				properties.store(), properties.policy(), 6);
+				properties.store(), properties.policy(), Retention.OFF, 6);
 	}
 
 	@BeforeEach

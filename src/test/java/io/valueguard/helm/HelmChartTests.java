@@ -117,7 +117,8 @@ class HelmChartTests {
 		assertThat(only(objects, ConfigMap.class).getData().get("application.yml"))
 			.contains("bootstrap-servers: \"kafka:9092\"", "state-dir: /var/lib/valueguard/state",
 					"replication-factor: 3", "min-insync-replicas: 2", "security.protocol: PLAINTEXT",
-					"require-authentication: true", "issuer-uri: \"" + ISSUER + "\"", "port: 8081");
+					"require-authentication: true", "issuer-uri: \"" + ISSUER + "\"", "port: 8081",
+					"policy: \"latest-wins\"");
 		Service api = objects.stream()
 			.filter(Service.class::isInstance)
 			.map(Service.class::cast)
@@ -183,7 +184,7 @@ class HelmChartTests {
 			.get("application.yml");
 		assertThat(application).contains("security.protocol: SASL_SSL", "sasl.mechanism: SCRAM-SHA-512",
 				"sasl.jaas.config: ${KAFKA_SASL_JAAS_CONFIG}", "ssl.truststore.location: /etc/valueguard/kafka-tls/ca.p12",
-				"partitions: 24");
+				"partitions: 24", "policy: \"first-wins\"");
 		assertThat(application).doesNotContain("password:\"", "scram");
 
 		ServiceMonitor monitor = only(objects, ServiceMonitor.class);
@@ -302,7 +303,8 @@ class HelmChartTests {
 				new String[] { "kafka.securityProtocol", "KERBEROS" }, new String[] { "topics.partitions", "-3" },
 				new String[] { "persistence.size", "lots" }, new String[] { "replicas", "3" },
 				new String[] { "kafka.bootstrapServers", "" }, new String[] { "kafka.tls.truststoreType", "P12" },
-				new String[] { "managementPort", "0" }, new String[] { "security.tokens", "yes" })) {
+				new String[] { "managementPort", "0" }, new String[] { "security.tokens", "yes" },
+				new String[] { "policy", "oldest-wins" })) {
 			assertThatException().as("%s=%s", invalid[0], invalid[1])
 				.isThrownBy(() -> render((template) -> template.set(invalid[0], invalid[1])))
 				.withMessageContaining("schema");

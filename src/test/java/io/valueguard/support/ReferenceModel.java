@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 
 /**
@@ -15,10 +16,13 @@ import java.util.Map;
  * <li>claims are ordered by (effective timestamp, key as UTF-8 bytes);</li>
  * <li>a key is bound to v iff its latest record claims v and that claim is the greatest claim of v ever made.</li>
  * </ol>
+ * With retention, the records refused as too old at the key stage are left out of the history given to it, and the
+ * claims the value stage refused as too old ({@link #refusing}) still count as their keys' records, but never as a
+ * value's greatest claim, and a key whose latest claim was refused holds nothing.
  */
 public final class ReferenceModel {
 
-	private record Claim(String key, String value, long timestamp) {
+	private record Claim(String key, String value, long timestamp, boolean refused) {
 
 		boolean greaterThan(Claim other) {
 			if (this.timestamp != other.timestamp) {
@@ -26,6 +30,11 @@ public final class ReferenceModel {
 			}
 			return Arrays.compareUnsigned(this.key.getBytes(StandardCharsets.UTF_8),
 					other.key.getBytes(StandardCharsets.UTF_8)) > 0;
+		}
+
+		boolean sameClaim(Claim other) {
+			return other != null && this.key.equals(other.key) && this.value.equals(other.value)
+					&& this.timestamp == other.timestamp;
 		}
 
 	}
@@ -36,6 +45,19 @@ public final class ReferenceModel {
 
 	private final Map<String, Claim> top = new HashMap<>();
 
+	/** Each key's latest record: its value (null for a tombstone), for telling a new claim from a duplicate. */
+	private final Map<String, String> lastValues = new HashMap<>();
+
+	private final Map<String, Integer> claimsMade = new HashMap<>();
+
+	private Set<String> refused = Set.of();
+
+	/** Claims, named by {@link SimulatedPipeline#claimId}, that the value stage refused: they never take a value. */
+	public ReferenceModel refusing(Set<String> claims) {
+		this.refused = claims;
+		return this;
+	}
+
 	/** Applies records in the order given; records of one key must be in their offset order. */
 	public ReferenceModel apply(List<InputRecord> records) {
 		records.forEach(this::apply);
@@ -43,14 +65,27 @@ public final class ReferenceModel {
 	}
 
 	public ReferenceModel apply(InputRecord record) {
-		long timestamp = Math.max(record.timestamp(), this.clocks.getOrDefault(record.key(), Long.MIN_VALUE));
+		Long clock = this.clocks.get(record.key());
+		long timestamp = Math.max(record.timestamp(), (clock != null) ? clock : Long.MIN_VALUE);
+		boolean duplicate = clock != null && clock == timestamp && record.value() != null
+				&& record.value().equals(this.lastValues.get(record.key()));
 		this.clocks.put(record.key(), timestamp);
+		this.lastValues.put(record.key(), record.value());
 		if (record.value() == null) {
 			this.latest.remove(record.key());
 			return this;
 		}
-		Claim claim = new Claim(record.key(), record.value(), timestamp);
+		if (duplicate) {
+			// the same claim again: it stays what it was, refused or not
+			return this;
+		}
+		int made = this.claimsMade.merge(record.key(), 1, Integer::sum);
+		Claim claim = new Claim(record.key(), record.value(), timestamp,
+				this.refused.contains(SimulatedPipeline.claimId(record.key(), made)));
 		this.latest.put(record.key(), claim);
+		if (claim.refused()) {
+			return this;
+		}
 		Claim greatest = this.top.get(record.value());
 		if (greatest == null || claim.greaterThan(greatest)) {
 			this.top.put(record.value(), claim);
@@ -62,7 +97,7 @@ public final class ReferenceModel {
 	public Map<String, String> bindings() {
 		Map<String, String> bindings = new HashMap<>();
 		this.latest.forEach((key, claim) -> {
-			if (claim.equals(this.top.get(claim.value()))) {
+			if (!claim.refused() && claim.sameClaim(this.top.get(claim.value()))) {
 				bindings.put(key, claim.value());
 			}
 		});

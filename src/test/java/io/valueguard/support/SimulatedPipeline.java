@@ -2,11 +2,15 @@ package io.valueguard.support;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Deque;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.function.Consumer;
 
 import io.valueguard.claims.EvictionEvent;
@@ -17,6 +21,7 @@ import io.valueguard.messages.Verdict;
 import io.valueguard.messages.OwnerCommand;
 import io.valueguard.owners.Owner;
 import io.valueguard.owners.ValueStage;
+import io.valueguard.store.Retention;
 import io.valueguard.store.StateTable;
 
 /**
@@ -24,17 +29,17 @@ import io.valueguard.store.StateTable;
  * value. Each partition is a FIFO queue, as a Kafka partition is; which partition delivers next is chosen at random,
  * so every run is one of the interleavings that tasks on different instances could produce. It records the order in
  * which the value stage applied commands (what a value's owner-commands partition carries), and under first-wins
- * checks after every step that the bindings topic never shows two keys holding one value.
+ * checks after every step that the bindings topic never shows two keys holding one value. With retention, each
+ * simulated task keeps a stream time (the largest timestamp it has read, as Kafka Streams does), the stages refuse
+ * claims too old for it, and sweeps forget entries at random moments, as the punctuations of real tasks would.
  */
 public final class SimulatedPipeline {
 
 	private final Random random;
 
-	private final int valuePartitions;
-
 	private final Map<String, Integer> keyPartitions = new HashMap<>();
 
-	private final List<Deque<InputRecord>> claims = new ArrayList<>();
+	private final List<Deque<Indexed>> claims = new ArrayList<>();
 
 	private final List<Deque<Map.Entry<String, Verdict>>> feedback = new ArrayList<>();
 
@@ -52,6 +57,30 @@ public final class SimulatedPipeline {
 
 	private final ClaimPolicy policy;
 
+	private final Retention retention;
+
+	private final long[] keyStreamTimes;
+
+	private final long[] valueStreamTimes;
+
+	/** Positions in the produced history of the records the key stage refused as too old (to the DLQ). */
+	private final Set<Integer> refusedRecords = new HashSet<>();
+
+	/** Claims the value stage refused as too old, named by {@link #claimId}. */
+	private final Set<String> refusedClaims = new HashSet<>();
+
+	/** The effective timestamps of those claims. */
+	private final List<Long> refusedClaimTimestamps = new ArrayList<>();
+
+	/** Each claim command sent, named by its key and how many claims that key had sent with it. */
+	private final Map<OwnerCommand, String> claimIds = new IdentityHashMap<>();
+
+	private final Map<String, Integer> claimsSent = new HashMap<>();
+
+	private String arbitrating;
+
+	private int produced;
+
 	private final KeyStage keyStage;
 
 	private final ValueStage valueStage;
@@ -63,9 +92,18 @@ public final class SimulatedPipeline {
 	}
 
 	public SimulatedPipeline(Random random, int keyPartitions, int valuePartitions, ClaimPolicy policy) {
+		this(random, keyPartitions, valuePartitions, policy, Retention.OFF);
+	}
+
+	public SimulatedPipeline(Random random, int keyPartitions, int valuePartitions, ClaimPolicy policy,
+			Retention retention) {
 		this.random = random;
 		this.policy = policy;
-		this.valuePartitions = valuePartitions;
+		this.retention = retention;
+		this.keyStreamTimes = new long[keyPartitions];
+		this.valueStreamTimes = new long[valuePartitions];
+		Arrays.fill(this.keyStreamTimes, -1);
+		Arrays.fill(this.valueStreamTimes, -1);
 		for (int i = 0; i < keyPartitions; i++) {
 			this.claims.add(new ArrayDeque<>());
 			this.feedback.add(new ArrayDeque<>());
@@ -92,18 +130,25 @@ public final class SimulatedPipeline {
 
 			@Override
 			public void command(String value, OwnerCommand command) {
-				SimulatedPipeline.this.commands.get(Math.floorMod(value.hashCode(), valuePartitions))
-					.add(Map.entry(value, command));
+				if (command.type() == OwnerCommand.Type.CLAIM) {
+					int sent = SimulatedPipeline.this.claimsSent.merge(command.key(), 1, Integer::sum);
+					SimulatedPipeline.this.claimIds.put(command, claimId(command.key(), sent));
+				}
+				SimulatedPipeline.this.commands.get(valuePartition(value)).add(Map.entry(value, command));
 			}
 
-		}, policy);
+		}, policy, retention);
 		this.valueStage = new ValueStage(table(this.ownersStore), (key, verdict) -> {
 			if (verdict.keyPartition() != this.keyPartitions.get(key)) {
 				throw new AssertionError("Verdict of " + key + " routed to partition " + verdict.keyPartition()
 						+ " but the key lives on " + this.keyPartitions.get(key));
 			}
+			if (verdict.reason() == Verdict.Reason.TOO_OLD) {
+				this.refusedClaims.add(this.arbitrating);
+				this.refusedClaimTimestamps.add(verdict.timestamp());
+			}
 			this.feedback.get(verdict.keyPartition()).add(Map.entry(key, verdict));
-		}, policy);
+		}, policy, retention);
 	}
 
 	/** Appends records to the claims partitions; each key goes to a random partition, as any partitioner may. */
@@ -111,7 +156,7 @@ public final class SimulatedPipeline {
 		for (InputRecord record : records) {
 			int partition = this.keyPartitions.computeIfAbsent(record.key(),
 					(key) -> this.random.nextInt(this.claims.size()));
-			this.claims.get(partition).add(record);
+			this.claims.get(partition).add(new Indexed(this.produced++, record));
 		}
 		return this;
 	}
@@ -123,18 +168,37 @@ public final class SimulatedPipeline {
 			ready.clear();
 			for (int p = 0; p < this.claims.size(); p++) {
 				int partition = p;
-				whenNotEmpty(this.claims.get(p), ready, (record) -> this.keyStage.apply(record.key(), record.value(),
-						record.timestamp(), partition));
-				whenNotEmpty(this.feedback.get(p), ready,
-						(entry) -> this.keyStage.verdict(entry.getKey(), entry.getValue(), ++this.clock));
-			}
-			for (Deque<Map.Entry<String, OwnerCommand>> queue : this.commands) {
-				whenNotEmpty(queue, ready, (entry) -> {
-					this.arbitrated.add(entry);
-					this.valueStage.apply(entry.getKey(), entry.getValue());
+				whenNotEmpty(this.claims.get(p), ready, (indexed) -> {
+					InputRecord record = indexed.record();
+					long streamTime = advance(this.keyStreamTimes, partition, record.timestamp());
+					KeyStage.Outcome outcome = this.keyStage.apply(record.key(), record.value(), record.timestamp(),
+							partition, streamTime);
+					if (outcome == KeyStage.Outcome.TOO_OLD) {
+						this.refusedRecords.add(indexed.position());
+					}
 				});
+				whenNotEmpty(this.feedback.get(p), ready, (entry) -> {
+					advance(this.keyStreamTimes, partition, entry.getValue().decidedAt());
+					this.keyStage.verdict(entry.getKey(), entry.getValue(), ++this.clock);
+				});
+				if (this.retention.enabled()) {
+					ready.add(() -> sweepKeys(partition));
+				}
 			}
-			if (ready.isEmpty()) {
+			for (int q = 0; q < this.commands.size(); q++) {
+				int partition = q;
+				whenNotEmpty(this.commands.get(q), ready, (entry) -> {
+					this.arbitrated.add(entry);
+					this.arbitrating = this.claimIds.get(entry.getValue());
+					long streamTime = advance(this.valueStreamTimes, partition, entry.getValue().timestamp());
+					this.valueStage.apply(entry.getKey(), entry.getValue(), streamTime);
+				});
+				if (this.retention.enabled()) {
+					ready.add(() -> sweepValues(partition));
+				}
+			}
+			if (ready.size() == sweeps()) {
+				// only sweeps left: the input is all processed
 				return this;
 			}
 			ready.get(this.random.nextInt(ready.size())).run();
@@ -142,6 +206,72 @@ public final class SimulatedPipeline {
 				assertNoValueHeldTwice();
 			}
 		}
+	}
+
+	private int sweeps() {
+		return this.retention.enabled() ? this.claims.size() + this.commands.size() : 0;
+	}
+
+	private static long advance(long[] streamTimes, int partition, long timestamp) {
+		streamTimes[partition] = Math.max(streamTimes[partition], timestamp);
+		return streamTimes[partition];
+	}
+
+	/** Forgets what retention lets go in one key partition, at its stream time: what a task's sweep does. */
+	private void sweepKeys(int partition) {
+		this.bindingsStore.entrySet()
+			.removeIf((entry) -> this.keyPartitions.get(entry.getKey()) == partition
+					&& this.keyStage.forgettable(entry.getValue(), this.keyStreamTimes[partition]));
+	}
+
+	private void sweepValues(int partition) {
+		this.ownersStore.entrySet()
+			.removeIf((entry) -> valuePartition(entry.getKey()) == partition
+					&& this.valueStage.forgettable(entry.getValue(), this.valueStreamTimes[partition]));
+	}
+
+	/** Sweeps every partition once more, after the input is processed. */
+	public SimulatedPipeline sweepAll() {
+		for (int p = 0; p < this.claims.size(); p++) {
+			sweepKeys(p);
+		}
+		for (int q = 0; q < this.commands.size(); q++) {
+			sweepValues(q);
+		}
+		return this;
+	}
+
+	private int valuePartition(String value) {
+		return Math.floorMod(value.hashCode(), this.commands.size());
+	}
+
+	/**
+	 * How a claim is named in {@link #refusedClaims()}: its key, and how many claims (records that were not
+	 * duplicates) the key had made with it. Two claims of a key may share value and timestamp (a key that let go and
+	 * claims again at the same effective time), and the value stage may refuse one and not the other.
+	 */
+	public static String claimId(String key, int claimNumber) {
+		return key + "#" + claimNumber;
+	}
+
+	/** Positions in the produced history of the records the key stage refused as too old. */
+	public Set<Integer> refusedRecords() {
+		return this.refusedRecords;
+	}
+
+	/** The claims the value stage refused as too old, named by {@link #claimId}. */
+	public Set<String> refusedClaims() {
+		return this.refusedClaims;
+	}
+
+	/** The effective timestamps of the claims the value stage refused as too old. */
+	public List<Long> refusedClaimTimestamps() {
+		return this.refusedClaimTimestamps;
+	}
+
+	/** The owners store's entries, released ones included. */
+	public Map<String, Owner> ownerEntries() {
+		return this.ownersStore;
 	}
 
 	private void assertNoValueHeldTwice() {
@@ -213,6 +343,10 @@ public final class SimulatedPipeline {
 		return this.bindingsStore;
 	}
 
+	private record Indexed(int position, InputRecord record) {
+
+	}
+
 	private static <K, V> StateTable<K, V> table(Map<K, V> map) {
 		return new StateTable<>() {
 
@@ -224,6 +358,11 @@ public final class SimulatedPipeline {
 			@Override
 			public void put(K key, V value) {
 				map.put(key, value);
+			}
+
+			@Override
+			public void delete(K key) {
+				map.remove(key);
 			}
 
 		};
