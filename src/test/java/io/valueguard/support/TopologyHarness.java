@@ -157,6 +157,12 @@ public final class TopologyHarness implements AutoCloseable {
 		return this;
 	}
 
+	/** The same, at a record timestamp: the time a key stage writes a command with is its claim's. */
+	public TopologyHarness command(String value, OwnerCommand command, long timestamp) {
+		this.commands.pipeInput(value, command, timestamp);
+		return this;
+	}
+
 	/** Writes one batch of commands to the owner-commands topic, as the key stage's outbox does at a commit. */
 	public TopologyHarness commands(CommandBatch batch) {
 		this.commandBatchInput.pipeInput(null, batch);
@@ -214,6 +220,19 @@ public final class TopologyHarness implements AutoCloseable {
 	public KeyClaim keyClaim(String key) {
 		KeyValueStore<String, KeyClaim> store = this.driver.getKeyValueStore("bindings");
 		return store.get(key);
+	}
+
+	/**
+	 * The keys of the records written to a store's changelog since the last call, in order, each with whether it was
+	 * a tombstone ({@code true}) or an entry.
+	 */
+	public List<Map.Entry<String, Boolean>> changelog(String store) {
+		TestOutputTopic<String, byte[]> changelog = this.driver.createOutputTopic("valueguard-test-" + store
+				+ "-changelog", new StringDeserializer(), new ByteArrayDeserializer());
+		return changelog.readRecordsToList()
+			.stream()
+			.map((record) -> Map.entry(record.key(), record.value() == null))
+			.toList();
 	}
 
 	public Owner owner(String value) {
