@@ -24,6 +24,11 @@
 #       stage's commits took under that load, and the seconds of load in which an eviction took over 500 ms (beside
 #       each JVM's GC log in target/benchmark/<time>/). Default: 60 s. BENCH_OPTS=-Dvalueguard.bench.jfr=true also
 #       records the instance under load with JDK Flight Recorder.
+#   scripts/benchmark.sh retention [claims] [retention]
+#       Churn (keys that claim a value, claim another, let go and never come back) with and without
+#       valueguard.retention, side by side: claims/s and their ratio, store entries while running and at the end, claims
+#       refused, changelog size after compaction, and time to ready after a wiped restart. Defaults: 5000000 1000s
+#       (record i is stamped i ms after the first, so 1000s of stream time is a million records).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # the packaged jar is what runs, as users run it
@@ -32,6 +37,12 @@ if [ "${1:-}" = "memory" ]; then
   ./mvnw -B -ntp -Pbench test -Dtest=StoreBenchmark -Dsurefire.failIfNoSpecifiedTests=false \
     -Dvalueguard.bench.keys="${2:-1000000}" -Dvalueguard.bench.heap-mib="${3:-1024}" \
     -Dvalueguard.bench.block-cache-mib="${4:-256}" | grep -E '^\||keys,|Restart|Tests run|FAIL|ERROR'
+  exit 0
+fi
+if [ "${1:-}" = "retention" ]; then
+  ./mvnw -B -ntp -Pbench test -Dtest=RetentionBenchmark -Dsurefire.failIfNoSpecifiedTests=false ${BENCH_OPTS:-} \
+    -Dvalueguard.bench.claims="${2:-5000000}" -Dvalueguard.bench.retention="${3:-1000s}" \
+    | grep -E '^\||^Churn|Tests run|FAIL|ERROR'
   exit 0
 fi
 if [ "${1:-}" = "latency" ]; then

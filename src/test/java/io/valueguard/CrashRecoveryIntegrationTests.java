@@ -65,32 +65,74 @@ class CrashRecoveryIntegrationTests {
 		this.processes.forEach(Process::destroyForcibly);
 	}
 
+	/** What runs: the default rule, and both rules with retention on. */
+	enum Scenario {
+
+		LATEST_WINS(ClaimPolicy.LATEST_WINS, false), FIRST_WINS_WITH_RETENTION(ClaimPolicy.FIRST_WINS, true),
+		LATEST_WINS_WITH_RETENTION(ClaimPolicy.LATEST_WINS, true);
+
+		private final ClaimPolicy policy;
+
+		private final boolean retention;
+
+		Scenario(ClaimPolicy policy, boolean retention) {
+			this.policy = policy;
+			this.retention = retention;
+		}
+
+	}
+
 	@ParameterizedTest
-	@EnumSource(ClaimPolicy.class)
-	void shouldReachFinalStateExactlyOnceWhenKilledMidTransaction(ClaimPolicy policy) throws Exception {
+	@EnumSource(Scenario.class)
+	void shouldReachFinalStateExactlyOnceWhenKilledMidTransaction(Scenario scenario) throws Exception {
 		// a parameterized test gets no broker parameter: the class's broker, from the condition that started it
 		EmbeddedKafkaBroker broker = EmbeddedKafkaCondition.getBroker();
-		// each policy its own topics on the shared broker
-		String prefix = policy.name().toLowerCase(Locale.ROOT).replace('_', '-');
+		ClaimPolicy policy = scenario.policy;
+		// each scenario its own topics on the shared broker
+		String prefix = scenario.name().toLowerCase(Locale.ROOT).replace('_', '-');
 		Topics topics = new Topics(prefix);
 		long seed = System.nanoTime();
 		Random random = new Random(seed);
-		List<InputRecord> history = new HistoryGenerator(random, 200, 25).history(4_000)
-			.stream()
-			.map((record) -> new InputRecord(record.key(), record.value(),
-					System.currentTimeMillis() + record.timestamp() * 50))
-			.toList();
+		long now = System.currentTimeMillis();
+		List<InputRecord> history = new ArrayList<>();
+		if (scenario.retention) {
+			// Two hours ago, with a retention of one hour: claims of the keys and values of today and of keys and
+			// values never seen again, all released at the end. Today's claims then find them forgotten.
+			List<InputRecord> old = new HistoryGenerator(random, 200, 25).history(1_000);
+			old.addAll(new HistoryGenerator(random, 50, 10).history(500)
+				.stream()
+				.map((record) -> new InputRecord("old-" + record.key(),
+						(record.value() != null) ? "old-" + record.value() : null, record.timestamp()))
+				.toList());
+			Set<String> keys = InputRecord.keysOf(old);
+			keys.forEach((key) -> old.add(new InputRecord(key, null, 1_040)));
+			old.forEach((record) -> history.add(new InputRecord(record.key(), record.value(),
+					now - Duration.ofHours(2).toMillis() + record.timestamp() * 50)));
+		}
+		int todayFrom = history.size();
+		new HistoryGenerator(random, 200, 25).history(4_000)
+			.forEach((record) -> history.add(new InputRecord(record.key(), record.value(),
+					now + record.timestamp() * 50)));
 		int port = FreePorts.next();
-		Process first = start(broker, port, topics, policy, prefix + "-first.log");
+		Process first = start(broker, port, topics, scenario, prefix + "-first.log");
 		ApiClient api = new ApiClient(port);
 		awaitReady(api, first);
 
 		try (KafkaProbe kafka = new KafkaProbe(broker.getBrokersAsString())) {
-			for (int i = 0; i < history.size(); i++) {
-				InputRecord record = history.get(i);
-				kafka.send(topics.claims(), utf8(record.key()),
-						(record.value() != null) ? utf8(record.value()) : null, record.timestamp());
-				if (first.isAlive() && i >= history.size() / 3 && i % 50 == 0
+			for (InputRecord record : history.subList(0, todayFrom)) {
+				send(kafka, topics, record);
+			}
+			if (todayFrom > 0) {
+				// the old claims all ruled on before today's: no claim is then too old for its stream time
+				Set<String> oldValues = InputRecord.valuesOf(history.subList(0, todayFrom));
+				await("old claims released").atMost(PATIENCE)
+					.untilAsserted(() -> assertThat(api.owners(oldValues)).isEmpty());
+			}
+		}
+		try (KafkaProbe kafka = new KafkaProbe(broker.getBrokersAsString())) {
+			for (int i = todayFrom; i < history.size(); i++) {
+				send(kafka, topics, history.get(i));
+				if (first.isAlive() && i >= todayFrom + (history.size() - todayFrom) / 3 && i % 50 == 0
 						&& kafka.hasOpenTransaction(topics.bindings())) {
 					// mid-stream, while a transaction has written bindings and not committed: no shutdown hook
 					first.destroyForcibly().waitFor();
@@ -98,12 +140,12 @@ class CrashRecoveryIntegrationTests {
 			}
 			assertThat(first.isAlive()).as("the first instance was killed inside a transaction").isFalse();
 		}
-		Process second = start(broker, port, topics, policy, prefix + "-second.log");
+		Process second = start(broker, port, topics, scenario, prefix + "-second.log");
 		awaitReady(api, second);
 
 		Set<String> keys = InputRecord.keysOf(history);
 		Set<String> values = InputRecord.valuesOf(history);
-		String reproduce = policy + ", seed " + seed + ", logs in " + this.work;
+		String reproduce = scenario + ", seed " + seed + ", logs in " + this.work;
 		await("final state after the crash (" + reproduce + ")").atMost(PATIENCE).untilAsserted(() -> {
 			try (KafkaProbe kafka = new KafkaProbe(broker.getBrokersAsString())) {
 				// first-wins: the committed order of the command partitions is the order every replay must keep
@@ -154,7 +196,28 @@ class CrashRecoveryIntegrationTests {
 						.isLessThanOrEqualTo(tombstones);
 				}
 			});
+			if (scenario.retention) {
+				assertThat(kafka.readAll(topics.prefix() + ".dlq")).as("no claim too old (%s)", reproduce).isEmpty();
+				assertForgotten(kafka, topics, history.subList(0, todayFrom), reproduce);
+			}
 		}
+	}
+
+	/** Every entry of the old keys and values that only the old claims named is forgotten, with its changelog. */
+	private static void assertForgotten(KafkaProbe kafka, Topics topics, List<InputRecord> old, String reproduce) {
+		Set<String> oldKeys = new HashSet<>();
+		Set<String> oldValues = new HashSet<>();
+		InputRecord.keysOf(old).stream().filter((key) -> key.startsWith("old-")).forEach(oldKeys::add);
+		InputRecord.valuesOf(old).stream().filter((value) -> value.startsWith("old-")).forEach(oldValues::add);
+		await("old entries forgotten (" + reproduce + ")").atMost(PATIENCE).untilAsserted(() -> {
+			assertThat(kafka.table(topics.prefix() + "-keys-bindings-changelog", oldKeys)).isEmpty();
+			assertThat(kafka.table(topics.prefix() + "-values-owners-changelog", oldValues)).isEmpty();
+		});
+	}
+
+	private static void send(KafkaProbe kafka, Topics topics, InputRecord record) {
+		kafka.send(topics.claims(), utf8(record.key()), (record.value() != null) ? utf8(record.value()) : null,
+				record.timestamp());
 	}
 
 	private static Map<String, String> inverse(Map<String, String> bindings) {
@@ -163,20 +226,23 @@ class CrashRecoveryIntegrationTests {
 		return owners;
 	}
 
-	private Process start(EmbeddedKafkaBroker broker, int port, Topics topics, ClaimPolicy policy, String log)
+	private Process start(EmbeddedKafkaBroker broker, int port, Topics topics, Scenario scenario, String log)
 			throws IOException {
-		Process process = new ProcessBuilder(ChildJvm.java(), "-Xmx512m", "-jar", ChildJvm.applicationJar().getPath(),
-				"--server.port=" + port, "--spring.kafka.bootstrap-servers=" + broker.getBrokersAsString(),
+		List<String> command = new ArrayList<>(List.of(ChildJvm.java(), "-Xmx512m", "-jar",
+				ChildJvm.applicationJar().getPath(), "--server.port=" + port, "--spring.kafka.bootstrap-servers=" + broker.getBrokersAsString(),
 				"--valueguard.embedded-kafka.enabled=false", "--valueguard.topics.partitions=4",
-				"--valueguard.policy=" + policy, "--valueguard.application-id=" + topics.prefix(),
+				"--valueguard.policy=" + scenario.policy, "--valueguard.application-id=" + topics.prefix(),
 				"--valueguard.topics.claims=" + topics.claims(), "--valueguard.topics.bindings=" + topics.bindings(),
 				"--valueguard.topics.evictions=" + topics.evictions(),
 				"--valueguard.topics.dlq=" + topics.prefix() + ".dlq",
 				"--valueguard.state-dir=" + this.work.resolve(topics.prefix() + "-state"),
 				// long commits: the kill lands inside open transactions
 				"--spring.cloud.stream.kafka.streams.binder.configuration.commit.interval.ms=2000",
-				"--spring.cloud.stream.kafka.streams.binder.configuration.session.timeout.ms=6000")
-			.redirectErrorStream(true)
+				"--spring.cloud.stream.kafka.streams.binder.configuration.session.timeout.ms=6000"));
+		if (scenario.retention) {
+			command.add("--valueguard.retention=1h");
+		}
+		Process process = new ProcessBuilder(command).redirectErrorStream(true)
 			.redirectOutput(this.work.resolve(log).toFile())
 			.start();
 		this.processes.add(process);

@@ -93,19 +93,20 @@ public final class KeyStage {
 		@Nullable KeyClaim current = this.claims.get(key);
 		// A key's records never go back in time: its clock only moves forward.
 		long timestamp = (current != null) ? Math.max(recordTimestamp, current.timestamp()) : recordTimestamp;
-		if (value == null) {
-			return release(key, current, timestamp, partition);
-		}
-		if (current != null && current.isClaim(value, timestamp) && (current.mayHold() || !this.firstWins)) {
+		return (value != null) ? claim(key, value, current, timestamp, partition)
+				: release(key, current, timestamp, partition);
+	}
+
+	private Outcome claim(String key, String value, @Nullable KeyClaim current, long effective, int partition) {
+		if (current != null && current.isClaim(value, effective) && (current.mayHold() || !this.firstWins)) {
 			// under first-wins a refused claim is not queued: the same claim again asks anew
 			return Outcome.DUPLICATE;
 		}
-		if (this.firstWins && current != null && timestamp == current.timestamp()) {
-			// A verdict names a claim by value and timestamp. Under first-wins it rules on one command, not on the
-			// claim for all time (a refused claim may be granted when sent again), so no two claim commands of a key
-			// may share a timestamp: a claim at the key's clock is stamped a millisecond after it.
-			timestamp++;
-		}
+		// A verdict names a claim by value and timestamp. Under first-wins it rules on one command, not on the claim
+		// for all time (a refused claim may be granted when sent again), so no two claim commands of a key may share
+		// a timestamp: a claim at the key's clock is stamped a millisecond after it.
+		long timestamp = (this.firstWins && current != null && effective == current.timestamp()) ? effective + 1
+				: effective;
 		boolean sameValue = current != null && value.equals(current.value());
 		if (current != null && current.mayHold() && !sameValue) {
 			this.effects.command(current.value(), OwnerCommand.release(key, current.timestamp(), partition));

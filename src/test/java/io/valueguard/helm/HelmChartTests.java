@@ -119,6 +119,7 @@ class HelmChartTests {
 					"replication-factor: 3", "min-insync-replicas: 2", "security.protocol: PLAINTEXT",
 					"require-authentication: true", "issuer-uri: \"" + ISSUER + "\"", "port: 8081",
 					"policy: \"latest-wins\"");
+		assertThat(only(objects, ConfigMap.class).getData().get("application.yml")).doesNotContain("retention");
 		Service api = objects.stream()
 			.filter(Service.class::isInstance)
 			.map(Service.class::cast)
@@ -184,7 +185,7 @@ class HelmChartTests {
 			.get("application.yml");
 		assertThat(application).contains("security.protocol: SASL_SSL", "sasl.mechanism: SCRAM-SHA-512",
 				"sasl.jaas.config: ${KAFKA_SASL_JAAS_CONFIG}", "ssl.truststore.location: /etc/valueguard/kafka-tls/ca.p12",
-				"partitions: 24", "policy: \"first-wins\"");
+				"partitions: 24", "policy: \"first-wins\"", "retention: \"400d\"");
 		assertThat(application).doesNotContain("password:\"", "scram");
 
 		ServiceMonitor monitor = only(objects, ServiceMonitor.class);
@@ -304,7 +305,7 @@ class HelmChartTests {
 				new String[] { "persistence.size", "lots" }, new String[] { "replicas", "3" },
 				new String[] { "kafka.bootstrapServers", "" }, new String[] { "kafka.tls.truststoreType", "P12" },
 				new String[] { "managementPort", "0" }, new String[] { "security.tokens", "yes" },
-				new String[] { "policy", "oldest-wins" })) {
+				new String[] { "policy", "oldest-wins" }, new String[] { "retention", "a year" })) {
 			assertThatException().as("%s=%s", invalid[0], invalid[1])
 				.isThrownBy(() -> render((template) -> template.set(invalid[0], invalid[1])))
 				.withMessageContaining("schema");

@@ -1,0 +1,221 @@
+package io.valueguard.benchmark;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import io.valueguard.support.BrokerProcess;
+import io.valueguard.support.InstanceProcess;
+import io.valueguard.support.Scrape;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.LogDirDescription;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.ReplicaInfo;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Churn with and without retention, side by side in one run: keys and values that come, are released and never come
+ * back, as a sign-up service sees accounts over the years. Each key claims one value, then another (releasing the
+ * first), then sends a tombstone, each step a thousand keys after the one before, so that few entries hold anything
+ * at any time; record {@code i} is stamped {@code i} milliseconds after the first. One instance catches up with the
+ * preloaded topic without retention, then a fresh one with {@code valueguard.retention}. For each: claims per second,
+ * the entries its stores hold (sampled while it runs and at the end), what it refused, the changelogs' size on the
+ * broker after compaction had a minute, and the time to ready after a restart with the state directory wiped. Both
+ * run with small changelog segments, so that the broker compacts within the run. Not part of {@code ./mvnw verify}:
+ * run {@code scripts/benchmark.sh retention} (parameters there).
+ */
+class RetentionBenchmark {
+
+	private static final int CLAIMS = Integer.getInteger("valueguard.bench.claims", 5_000_000);
+
+	private static final String RETENTION = System.getProperty("valueguard.bench.retention", "1000s");
+
+	private static final int PARTITIONS = 6;
+
+	/** How many keys later a key's second claim, and its tombstone twice that, come. */
+	private static final int STEP = 1_000;
+
+	@Test
+	void churnWithAndWithoutRetention() throws Exception {
+		((Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME)).setLevel(Level.WARN);
+		Path work = Path.of("target", "benchmark",
+				"retention-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+		Files.createDirectories(work);
+		try (BrokerProcess broker = new BrokerProcess(work).start();
+				Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
+			String topic = "bench.churn";
+			admin.createTopics(List.of(new NewTopic(topic, PARTITIONS, (short) 1))).all().get();
+			long records = preload(broker.bootstrapServers(), topic);
+			StringBuilder report = new StringBuilder(String.format(Locale.ROOT,
+					"Churn: %,d claims of %,d keys (each claims two values, then lets go), %,d records, %d partitions;"
+							+ " retention %s%n%n| run | claims/s | ratio | bindings entries (max while running, end) |"
+							+ " owners entries (max, end) | refused | changelog MiB (bindings, owners) | ready after "
+							+ "a wiped restart |%n| --- | --- | --- | --- | --- | --- | --- | --- |%n",
+					CLAIMS, CLAIMS / 2, records, PARTITIONS, RETENTION));
+			double baseline = 0;
+			for (String retention : new String[] { null, RETENTION }) {
+				Run run = run(admin, broker.bootstrapServers(), topic, work, retention);
+				double rate = CLAIMS / (run.millis / 1000.0);
+				if (retention == null) {
+					baseline = rate;
+				}
+				report.append(String.format(Locale.ROOT,
+						"| %s | %,.0f | %.2f | %,d, %,d | %,d, %,d | %,d | %.1f, %.1f | %.1f s |%n",
+						(retention != null) ? "retention " + retention : "no retention", rate, rate / baseline,
+						run.maxBindings, run.endBindings, run.maxOwners, run.endOwners, run.refused,
+						run.bindingsChangelogMib, run.ownersChangelogMib, run.readyMillis / 1000.0));
+			}
+			System.out.println(report);
+			Files.writeString(work.resolve("report.md"), report);
+		}
+		finally {
+			BenchInstances.dropData(work);
+		}
+	}
+
+	/** Writes the churn; returns how many records. */
+	private static long preload(String bootstrapServers, String topic) {
+		int keys = CLAIMS / 2;
+		long records = 0;
+		long base = System.currentTimeMillis() - Duration.ofDays(30).toMillis();
+		try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of(
+				ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers, ProducerConfig.LINGER_MS_CONFIG, 20,
+				ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024), new ByteArraySerializer(), new ByteArraySerializer())) {
+			for (int step = 0; step < keys + 2 * STEP; step++) {
+				if (step < keys) {
+					send(producer, topic, base + records++, step, "first-" + step);
+				}
+				if (step >= STEP && step - STEP < keys) {
+					send(producer, topic, base + records++, step - STEP, "second-" + (step - STEP));
+				}
+				if (step >= 2 * STEP && step - 2 * STEP < keys) {
+					send(producer, topic, base + records++, step - 2 * STEP, null);
+				}
+			}
+		}
+		return records;
+	}
+
+	private static void send(KafkaProducer<byte[], byte[]> producer, String topic, long timestamp, int key,
+			String value) {
+		producer.send(new ProducerRecord<>(topic, null, timestamp, utf8("account-" + key),
+				(value != null) ? utf8(value + "@example.com") : null));
+	}
+
+	private record Run(long millis, long maxBindings, long endBindings, long maxOwners, long endOwners, long refused,
+			double bindingsChangelogMib, double ownersChangelogMib, long readyMillis) {
+
+	}
+
+	private static Run run(Admin admin, String bootstrapServers, String topic, Path work, String retention)
+			throws Exception {
+		String prefix = (retention != null) ? "bench-vg-retention" : "bench-vg-keep";
+		List<String> more = new ArrayList<>(List.of(
+				// small changelog segments, so that the broker compacts them within the run (both runs alike)
+				"--spring.cloud.stream.kafka.streams.binder.configuration.topic.segment.bytes=8388608",
+				"--spring.cloud.stream.kafka.streams.binder.configuration.topic.min.cleanable.dirty.ratio=0.1",
+				"--spring.cloud.stream.kafka.streams.binder.configuration.topic.delete.retention.ms=1000",
+				"--valueguard.query.lag-refresh-interval=2s"));
+		if (retention != null) {
+			more.add("--valueguard.retention=" + retention);
+		}
+		try (InstanceProcess instance = new InstanceProcess(prefix, work, bootstrapServers,
+				BenchInstances.arguments(prefix, topic, PARTITIONS, more.toArray(String[]::new)))
+			.jvmOptions(BenchInstances.jvmOptions(work, prefix).toArray(String[]::new))) {
+			instance.start();
+			Map<String, Set<String>> inputs = new LinkedHashMap<>();
+			inputs.put(prefix + "-keys", Set.of(topic, prefix + "-eviction-feedback"));
+			inputs.put(prefix + "-values", Set.of(prefix + "-owner-commands"));
+			long[] max = new long[2];
+			ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor();
+			sampler.scheduleWithFixedDelay(() -> {
+				try {
+					Scrape scrape = new Scrape(instance.api().get("/actuator/prometheus").body());
+					max[0] = Math.max(max[0], entries(scrape, "bindings"));
+					max[1] = Math.max(max[1], entries(scrape, "owners"));
+				}
+				catch (RuntimeException ex) {
+					// not answering yet
+				}
+			}, 5, 5, TimeUnit.SECONDS);
+			long millis;
+			try {
+				millis = new CatchUp(admin, PARTITIONS, inputs).time(() -> BenchInstances.running(instance, prefix),
+						null);
+			}
+			finally {
+				sampler.shutdownNow();
+			}
+			// a sweep pass and a metrics refresh after the last record
+			Thread.sleep(Duration.ofSeconds(15).toMillis());
+			Scrape scrape = new Scrape(instance.api().get("/actuator/prometheus").body());
+			long endBindings = entries(scrape, "bindings");
+			long endOwners = entries(scrape, "owners");
+			long refused = (long) (scrape.sum("valueguard_dlq_records_total", "reason=\"claim_too_old\"").orElse(0)
+					+ scrape.sum("valueguard_evictions_total", "reason=\"too_old\"").orElse(0));
+			// the log cleaner's turn: it looks every 15 s by default
+			Thread.sleep(Duration.ofSeconds(60).toMillis());
+			double bindingsMib = mib(admin, prefix + "-keys-bindings-changelog");
+			double ownersMib = mib(admin, prefix + "-values-owners-changelog");
+			instance.stop();
+			instance.wipeState();
+			long restarted = System.nanoTime();
+			instance.start();
+			long deadline = System.nanoTime() + Duration.ofMinutes(15).toNanos();
+			while (!instance.ready()) {
+				if (System.nanoTime() > deadline) {
+					throw new IllegalStateException("not ready 15 minutes after the restart, see " + instance.logFile());
+				}
+				Thread.sleep(100);
+			}
+			long readyMillis = (System.nanoTime() - restarted) / 1_000_000;
+			return new Run(millis, Math.max(max[0], endBindings), endBindings, Math.max(max[1], endOwners), endOwners,
+					refused, bindingsMib, ownersMib, readyMillis);
+		}
+	}
+
+	private static long entries(Scrape scrape, String store) {
+		return (long) scrape.sum("valueguard_store_entries", "store=\"" + store + "\"").orElse(0);
+	}
+
+	/** The topic's size on the broker's disk, all partitions, in MiB. */
+	private static double mib(Admin admin, String topic) throws Exception {
+		long bytes = 0;
+		for (Map<String, LogDirDescription> dirs : admin.describeLogDirs(List.of(1)).allDescriptions().get().values()) {
+			for (LogDirDescription dir : dirs.values()) {
+				for (Map.Entry<TopicPartition, ReplicaInfo> replica : dir.replicaInfos().entrySet()) {
+					if (replica.getKey().topic().equals(topic)) {
+						bytes += replica.getValue().size();
+					}
+				}
+			}
+		}
+		return bytes / (1024.0 * 1024.0);
+	}
+
+	private static byte[] utf8(String text) {
+		return text.getBytes(StandardCharsets.UTF_8);
+	}
+
+}
