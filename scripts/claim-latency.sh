@@ -24,7 +24,10 @@ done
 
 now_ms() { date +%s%3N; }
 percentiles() {
-  sort -n "$1" | awk -v name="$2" '{t[NR] = $1} END {printf "%-44s p50 %4d ms, p90 %4d ms, p99 %4d ms, max %4d ms (%d)\n", name, t[int(NR * 0.5)], t[int(NR * 0.9)], t[int(NR * 0.99) > 0 ? int(NR * 0.99) : 1], t[NR], NR}'
+  sort -n "$1" | awk -v name="$2" '
+    function at(q) { i = int(NR * q); return t[(i < 1) ? 1 : i] }
+    {t[NR] = $1}
+    END {printf "%-44s p50 %4d ms, p90 %4d ms, p99 %4d ms, max %4d ms (%d)\n", name, at(0.5), at(0.9), at(0.99), t[NR], NR}'
 }
 
 echo "# $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $claims claims per measurement"
