@@ -15,6 +15,7 @@ import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
@@ -96,31 +97,40 @@ class RetentionBenchmark {
 
 	/** Writes the churn; returns how many records. */
 	private static long preload(String bootstrapServers, String topic) {
+		AtomicLong failed = new AtomicLong();
 		int keys = CLAIMS / 2;
 		long records = 0;
-		long base = System.currentTimeMillis() - Duration.ofDays(30).toMillis();
+		// in the past, but within the topic's seven days of time-based retention, and the last not in the future
+		long base = System.currentTimeMillis() - Duration.ofHours(1).toMillis() - 2L * CLAIMS;
 		try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of(
 				ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers, ProducerConfig.LINGER_MS_CONFIG, 20,
 				ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024), new ByteArraySerializer(), new ByteArraySerializer())) {
 			for (int step = 0; step < keys + 2 * STEP; step++) {
 				if (step < keys) {
-					send(producer, topic, base + records++, step, "first-" + step);
+					send(producer, topic, base + records++, step, "first-" + step, failed);
 				}
 				if (step >= STEP && step - STEP < keys) {
-					send(producer, topic, base + records++, step - STEP, "second-" + (step - STEP));
+					send(producer, topic, base + records++, step - STEP, "second-" + (step - STEP), failed);
 				}
 				if (step >= 2 * STEP && step - 2 * STEP < keys) {
-					send(producer, topic, base + records++, step - 2 * STEP, null);
+					send(producer, topic, base + records++, step - 2 * STEP, null, failed);
 				}
 			}
+		}
+		if (failed.get() > 0) {
+			throw new IllegalStateException(failed.get() + " of " + records + " records were not written");
 		}
 		return records;
 	}
 
 	private static void send(KafkaProducer<byte[], byte[]> producer, String topic, long timestamp, int key,
-			String value) {
+			String value, AtomicLong failed) {
 		producer.send(new ProducerRecord<>(topic, null, timestamp, utf8("account-" + key),
-				(value != null) ? utf8(value + "@example.com") : null));
+				(value != null) ? utf8(value + "@example.com") : null), (metadata, exception) -> {
+					if (exception != null) {
+						failed.incrementAndGet();
+					}
+				});
 	}
 
 	private record Run(long millis, long maxBindings, long endBindings, long maxOwners, long endOwners, long refused,
