@@ -15,4 +15,12 @@ public interface StateTable<K, V> {
 	/** Forgets the entry: the store deletes it, and its changelog carries a tombstone for it. */
 	void delete(K key);
 
+	/**
+	 * The entry as the stage sees it, given what its store holds for it ({@code stored}, read by an iterator over the
+	 * store): a table that holds writes not yet in the store answers with those; otherwise the stored entry is it.
+	 */
+	default @Nullable V current(K key, V stored) {
+		return get(key);
+	}
+
 }

@@ -78,7 +78,7 @@ public final class Sweep<V> {
 
 	/** Sweeps the next slice; returns how many entries it forgot. */
 	public int sweep(long streamTime) {
-		List<String> candidates = new ArrayList<>();
+		List<KeyValue<String, V>> candidates = new ArrayList<>();
 		int read = 0;
 		String last = null;
 		try (KeyValueIterator<String, V> entries = this.store.range(this.after, null)) {
@@ -91,17 +91,17 @@ public final class Sweep<V> {
 				read++;
 				last = entry.key;
 				if (this.forgettable.test(entry.value, streamTime)) {
-					candidates.add(entry.key);
+					candidates.add(entry);
 				}
 			}
 			this.after = entries.hasNext() ? last : null;
 		}
 		int forgot = 0;
-		for (String key : candidates) {
+		for (KeyValue<String, V> candidate : candidates) {
 			// the table may hold a newer write than the store: decide on that
-			V current = this.table.get(key);
+			V current = this.table.current(candidate.key, candidate.value);
 			if (current != null && this.forgettable.test(current, streamTime)) {
-				this.table.delete(key);
+				this.table.delete(candidate.key);
 				forgot++;
 			}
 		}

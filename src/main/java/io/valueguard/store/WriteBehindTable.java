@@ -118,6 +118,17 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 	}
 
 	@Override
+	public @Nullable V current(K key, V stored) {
+		// every write is remembered or pending until it is in the store: neither, and the store has the latest
+		V value = this.recent.get(key);
+		if (value != null) {
+			return value;
+		}
+		Write<V> write = this.pending.isEmpty() ? null : this.pending.get(key);
+		return (write != null) ? write.value() : stored;
+	}
+
+	@Override
 	public void put(K key, V value) {
 		remember(key, value);
 		write(key, value);

@@ -124,6 +124,18 @@ class WriteBehindTableTests {
 	}
 
 	@Test
+	void shouldDeleteLikeItWritesAndTellTheSweepWhatIsNewerThanTheStore() {
+		this.input.pipeInput("x", "put:a:1,put:b:1", 500);
+		this.reads.readValuesToList();
+		this.changelog.readValuesToList();
+		this.input.pipeInput("x", "fill,put:a:2,delete:b,current:a,stored:a,current:b,get:b,stored:b", 600);
+
+		assertThat(this.reads.readValuesToList()).containsExactly("a=2", "a=1", "b=null", "b=null", "b=1");
+		assertThat(changelogOf("a", "b")).containsExactlyInAnyOrder(tuple("a", "2", 600L), tuple("b", null, 600L));
+		assertThat(this.driver.<String, String>getKeyValueStore("entries").get("b")).isNull();
+	}
+
+	@Test
 	void shouldWriteEachEntryWithTheTimestampOfTheRecordThatMadeIt() {
 		this.input.pipeInput("x", "fill,put:a:1", 500);
 		this.input.pipeInput("x", "fill,put:a:2", 700);
@@ -383,6 +395,9 @@ class WriteBehindTableTests {
 							case "put" -> this.table.put(fields[1], fields[2]);
 							case "get" -> read.add(fields[1] + "=" + this.table.get(fields[1]));
 							case "stored" -> read.add(fields[1] + "=" + this.store.get(fields[1]));
+							case "delete" -> this.table.delete(fields[1]);
+							case "current" -> read.add(fields[1] + "=" + this.table.current(fields[1],
+									this.store.get(fields[1])));
 							default -> throw new IllegalArgumentException(command);
 						}
 					}
