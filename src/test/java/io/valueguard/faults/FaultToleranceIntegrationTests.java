@@ -30,7 +30,8 @@ import static org.awaitility.Awaitility.await;
  * may ever have reached ERROR. It prints, for each fault, how long strict lookups failed and how long until every
  * instance was ready again.
  * <p>
- * Size: {@code -Dvalueguard.faults.claims} (default 50,000) and {@code -Dvalueguard.faults.count} (default 10);
+ * Size: {@code -Dvalueguard.faults.claims} (default 35,000) and {@code -Dvalueguard.faults.count} (default 7: every kind
+ * of fault at least once);
  * {@code scripts/fault-suite.sh} runs the long version.
  */
 @Tag("integration")
@@ -46,9 +47,9 @@ class FaultToleranceIntegrationTests {
 
 	private static final String CLAIMS = "valueguard.claims";
 
-	private final int claims = Integer.getInteger("valueguard.faults.claims", 50_000);
+	private final int claims = Integer.getInteger("valueguard.faults.claims", 35_000);
 
-	private final int faults = Integer.getInteger("valueguard.faults.count", 10);
+	private final int faults = Integer.getInteger("valueguard.faults.count", 7);
 
 	private final long seed = Long.getLong("valueguard.faults.seed", System.nanoTime());
 

@@ -2,6 +2,7 @@ package io.valueguard.helm;
 
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -9,6 +10,8 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.function.UnaryOperator;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import com.marcnuri.helm.Helm;
 import com.marcnuri.helm.LintResult;
@@ -296,6 +299,19 @@ class HelmChartTests {
 		assertThatException().as("SASL without the Secret of its JAAS line")
 			.isThrownBy(() -> render((template) -> template.set("kafka.securityProtocol", "SASL_SSL")))
 			.withMessageContaining("kafka.sasl.existingSecret must name the Secret");
+	}
+
+	@Test
+	void shouldRunByDefaultTheImageThatTheBuildMakes() throws Exception {
+		Matcher image = Pattern.compile("<image.name>([^<:]+):([^<]+)</image.name>")
+			.matcher(Files.readString(Path.of("pom.xml")));
+		assertThat(image.find()).as("image.name in pom.xml").isTrue();
+		Container container = only(render(UnaryOperator.identity()), StatefulSet.class).getSpec()
+			.getTemplate()
+			.getSpec()
+			.getContainers()
+			.get(0);
+		assertThat(container.getImage()).isEqualTo(image.group(1) + ":" + image.group(2));
 	}
 
 	@Test
