@@ -82,7 +82,7 @@ public final class ValueStage {
 	/**
 	 * True when the entry may be forgotten at {@code streamTime}: nobody holds the value, and its top claim is more
 	 * than the retention behind, so every claim still accepted is greater than it (latest-wins); under first-wins a
-	 * free value's entry decides nothing at all, but is kept as long, for lookups of who held it last.
+	 * free value's entry decides nothing, and is forgotten by the same measure, so that both rules forget alike.
 	 */
 	public boolean forgettable(Owner entry, long streamTime) {
 		return entry.released() && this.retention.expired(entry.timestamp(), streamTime);
@@ -105,16 +105,9 @@ public final class ValueStage {
 	}
 
 	private Outcome claim(String value, OwnerCommand claim, long streamTime) {
-		Owner top = this.owners.get(value);
+		@Nullable Owner top = this.owners.get(value);
 		if (this.retention.expired(claim.timestamp(), streamTime)) {
-			// the top it should be ordered against may be forgotten: refused, whatever it would have been
-			this.verdicts.send(claim.key(),
-					Verdict.tooOld(value, claim.timestamp(), streamTime, claim.keyPartition()));
-			if (top != null && top.holds() && top.key().equals(claim.key())) {
-				// the key claimed its own value again, which sends no release: its earlier claim is gone with it
-				this.owners.put(value, top.withReleased(true));
-			}
-			return Outcome.TOO_OLD;
+			return refuseTooOld(value, claim, top, streamTime);
 		}
 		if (top == null) {
 			this.owners.put(value, new Owner(claim.key(), claim.timestamp(), claim.keyPartition(), false));
@@ -140,6 +133,16 @@ public final class ValueStage {
 			return Outcome.REHELD;
 		}
 		return Outcome.UNCHANGED;
+	}
+
+	/** Refuses a claim whose top it should be ordered against may be forgotten, whatever it would have been. */
+	private Outcome refuseTooOld(String value, OwnerCommand claim, @Nullable Owner top, long streamTime) {
+		this.verdicts.send(claim.key(), Verdict.tooOld(value, claim.timestamp(), streamTime, claim.keyPartition()));
+		if (top != null && top.holds() && top.key().equals(claim.key())) {
+			// the key claimed its own value again, which sends no release: its earlier claim is gone with it
+			this.owners.put(value, top.withReleased(true));
+		}
+		return Outcome.TOO_OLD;
 	}
 
 	private Outcome release(String value, OwnerCommand release) {
