@@ -6,7 +6,7 @@
 #
 #   scripts/fault-suite.sh [claims] [faults] [seed]     (defaults: 200000 claims, 30 faults, a random seed)
 #
-# ./mvnw verify runs a short version (35,000 claims, 7 faults: every kind at least once) on every build.
+# ./mvnw verify runs a short version (35,000 claims, 6 faults: every kind once) on every build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 claims="${1:-200000}"

@@ -98,8 +98,8 @@ class CrashRecoveryIntegrationTests {
 		if (scenario.retention) {
 			// Two hours ago, with a retention of one hour: claims of the keys and values of today and of keys and
 			// values never seen again, all released at the end. Today's claims then find them forgotten.
-			List<InputRecord> old = new HistoryGenerator(random, 200, 25).history(1_000);
-			old.addAll(new HistoryGenerator(random, 50, 10).history(500)
+			List<InputRecord> old = new HistoryGenerator(random, 200, 25).history(800);
+			old.addAll(new HistoryGenerator(random, 50, 10).history(400)
 				.stream()
 				.map((record) -> new InputRecord("old-" + record.key(),
 						(record.value() != null) ? "old-" + record.value() : null, record.timestamp()))
@@ -110,7 +110,7 @@ class CrashRecoveryIntegrationTests {
 					now - Duration.ofHours(2).toMillis() + record.timestamp() * 50)));
 		}
 		int todayFrom = history.size();
-		new HistoryGenerator(random, 200, 25).history(4_000)
+		new HistoryGenerator(random, 200, 25).history(3_000)
 			.forEach((record) -> history.add(new InputRecord(record.key(), record.value(),
 					now + record.timestamp() * 50)));
 		int port = FreePorts.next();
