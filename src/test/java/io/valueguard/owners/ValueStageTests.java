@@ -10,7 +10,7 @@ import io.valueguard.config.ClaimPolicy;
 import io.valueguard.messages.OwnerCommand;
 import io.valueguard.messages.Verdict;
 import io.valueguard.store.Retention;
-import io.valueguard.store.StateTable;
+import io.valueguard.support.MapTable;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -24,24 +24,8 @@ class ValueStageTests {
 
 	private final List<Verdict> verdicts = new ArrayList<>();
 
-	private final ValueStage stage = new ValueStage(new StateTable<>() {
-
-		@Override
-		public Owner get(String key) {
-			return ValueStageTests.this.owners.get(key);
-		}
-
-		@Override
-		public void put(String key, Owner value) {
-			ValueStageTests.this.owners.put(key, value);
-		}
-
-		@Override
-		public void delete(String key) {
-			ValueStageTests.this.owners.remove(key);
-		}
-
-	}, (key, verdict) -> this.verdicts.add(verdict), ClaimPolicy.LATEST_WINS, Retention.of(Duration.ofHours(1)));
+	private final ValueStage stage = new ValueStage(new MapTable<>(this.owners),
+			(key, verdict) -> this.verdicts.add(verdict), ClaimPolicy.LATEST_WINS, Retention.of(Duration.ofHours(1)));
 
 	@Test
 	void shouldRefuseAClaimMoreThanTheRetentionBehindItsStreamTime() {

@@ -7,6 +7,7 @@ import java.util.NavigableMap;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.valueguard.support.MapTable;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
@@ -22,24 +23,8 @@ class SweepTests {
 
 	private final AtomicInteger read = new AtomicInteger();
 
-	private final StateTable<String, Long> table = new StateTable<>() {
+	private final StateTable<String, Long> table = new MapTable<>(this.entries);
 
-		@Override
-		public Long get(String key) {
-			return SweepTests.this.entries.get(key);
-		}
-
-		@Override
-		public void put(String key, Long value) {
-			SweepTests.this.entries.put(key, value);
-		}
-
-		@Override
-		public void delete(String key) {
-			SweepTests.this.entries.remove(key);
-		}
-
-	};
 
 	private final Sweep<Long> sweep = new Sweep<>(store(), this.table,
 			(timestamp, streamTime) -> streamTime - timestamp > 10, (forgot) -> {

@@ -17,12 +17,11 @@ import io.valueguard.claims.EvictionEvent;
 import io.valueguard.claims.KeyClaim;
 import io.valueguard.claims.KeyStage;
 import io.valueguard.config.ClaimPolicy;
-import io.valueguard.messages.Verdict;
 import io.valueguard.messages.OwnerCommand;
+import io.valueguard.messages.Verdict;
 import io.valueguard.owners.Owner;
 import io.valueguard.owners.ValueStage;
 import io.valueguard.store.Retention;
-import io.valueguard.store.StateTable;
 
 /**
  * Both stages wired through simulated partitions: claims and feedback partitioned by key, commands partitioned by
@@ -111,7 +110,7 @@ public final class SimulatedPipeline {
 		for (int i = 0; i < valuePartitions; i++) {
 			this.commands.add(new ArrayDeque<>());
 		}
-		this.keyStage = new KeyStage(table(this.bindingsStore), new KeyStage.Effects() {
+		this.keyStage = new KeyStage(new MapTable<>(this.bindingsStore), new KeyStage.Effects() {
 
 			@Override
 			public void bound(String key, String value, long timestamp) {
@@ -138,7 +137,7 @@ public final class SimulatedPipeline {
 			}
 
 		}, policy, retention);
-		this.valueStage = new ValueStage(table(this.ownersStore), (key, verdict) -> {
+		this.valueStage = new ValueStage(new MapTable<>(this.ownersStore), (key, verdict) -> {
 			if (verdict.keyPartition() != this.keyPartitions.get(key)) {
 				throw new AssertionError("Verdict of " + key + " routed to partition " + verdict.keyPartition()
 						+ " but the key lives on " + this.keyPartitions.get(key));
@@ -345,27 +344,6 @@ public final class SimulatedPipeline {
 
 	private record Indexed(int position, InputRecord record) {
 
-	}
-
-	private static <K, V> StateTable<K, V> table(Map<K, V> map) {
-		return new StateTable<>() {
-
-			@Override
-			public V get(K key) {
-				return map.get(key);
-			}
-
-			@Override
-			public void put(K key, V value) {
-				map.put(key, value);
-			}
-
-			@Override
-			public void delete(K key) {
-				map.remove(key);
-			}
-
-		};
 	}
 
 }
