@@ -25,9 +25,11 @@ import static org.awaitility.Awaitility.await;
  * A rolling restart of a 3-broker cluster under load, as an operator upgrades Kafka: each broker in turn is stopped
  * (SIGTERM), started again, and given time to catch up before the next. Topics have three replicas and
  * {@code min.insync.replicas=2}, so the cluster takes writes throughout. No streams client may reach ERROR, no
- * answer may be a 500, and the final state must be the reference model's.
+ * answer may be a 500, and the final state must be the reference model's. Tagged {@code long}: it takes minutes of
+ * broker restarts, so it runs with the long fault suite ({@code scripts/fault-suite.sh}), not on every build.
  */
 @Tag("integration")
+@Tag("long")
 class RollingRestartIntegrationTests {
 
 	private static final int PARTITIONS = 6;
