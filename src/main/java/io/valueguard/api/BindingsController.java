@@ -101,18 +101,25 @@ class BindingsController {
 		return claim(key, value, wait);
 	}
 
-	@Operation(summary = "Release: the key gives up whatever it holds (a tombstone)", description = "With wait: 200 "
-			+ "once the release has taken effect, or 202 if it had not within the wait.")
-	@ApiResponse(responseCode = "200", description = "The release has taken effect (with wait)",
+	static final String ERASE = "also erase the key's name from both stages' stores, from the bindings topic and the "
+			+ "changelogs (once compaction has run; docs/design.md, \"Erasure\"); no eviction event names it. With "
+			+ "wait, 200 comes once both stages have erased it";
+
+	@Operation(summary = "Release: the key gives up whatever it holds (a tombstone); with erase=true, its name is "
+			+ "erased", description = "With wait: 200 once the release (or the erasure) has taken effect, or 202 if "
+					+ "it had not within the wait.")
+	@ApiResponse(responseCode = "200", description = "The release or erasure has taken effect (with wait)",
 			content = @Content(schema = @Schema(implementation = Release.class)))
 	@ApiResponse(responseCode = "202", description = "The tombstone is on the claims topic",
 			content = @Content(schema = @Schema(implementation = ClaimPublisher.Receipt.class)))
 	@DeleteMapping("/{key}")
 	ResponseEntity<?> release(@PathVariable String key,
-			@Parameter(description = WAIT) @RequestParam(required = false) @Nullable String wait) {
+			@Parameter(description = WAIT) @RequestParam(required = false) @Nullable String wait,
+			@Parameter(description = ERASE) @RequestParam(defaultValue = "false") boolean erase) {
 		Duration patience = Responses.wait(wait, this.properties);
-		ClaimPublisher.Receipt receipt = this.publisher.publish(key, null);
-		Release release = (patience != null) ? this.rulings.awaitRelease(receipt, patience) : null;
+		ClaimPublisher.Receipt receipt = erase ? this.publisher.erase(key) : this.publisher.publish(key, null);
+		Release release = (patience == null) ? null
+				: erase ? this.rulings.awaitErasure(receipt, patience) : this.rulings.awaitRelease(receipt, patience);
 		return (release != null) ? ResponseEntity.ok(release) : accepted(key, receipt);
 	}
 
@@ -123,8 +130,9 @@ class BindingsController {
 			content = @Content(schema = @Schema(implementation = ClaimPublisher.Receipt.class)))
 	@DeleteMapping(params = "key")
 	ResponseEntity<?> releaseByParameter(@RequestParam String key,
-			@Parameter(description = WAIT) @RequestParam(required = false) @Nullable String wait) {
-		return release(key, wait);
+			@Parameter(description = WAIT) @RequestParam(required = false) @Nullable String wait,
+			@Parameter(description = ERASE) @RequestParam(defaultValue = "false") boolean erase) {
+		return release(key, wait, erase);
 	}
 
 	@Operation(summary = "The value a key holds", description = "Answered by the instance that holds the key's "

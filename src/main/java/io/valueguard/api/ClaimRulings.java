@@ -52,28 +52,12 @@ class ClaimRulings {
 	 * requests wait already as may: the claim is published either way, and its caller gets a 202.
 	 */
 	@Nullable Ruling awaitClaim(ClaimPublisher.Receipt receipt, Duration wait) {
-		if (!this.waiting.tryAcquire()) {
-			return null;
-		}
-		try {
-			return ruling(receipt, wait);
-		}
-		finally {
-			this.waiting.release();
-		}
+		return whileAllowedToWait(() -> ruling(receipt, wait));
 	}
 
 	/** The release the receipt names once it has taken effect; null as for {@link #awaitClaim}. */
 	@Nullable Release awaitRelease(ClaimPublisher.Receipt receipt, Duration wait) {
-		if (!this.waiting.tryAcquire()) {
-			return null;
-		}
-		try {
-			return release(receipt, wait);
-		}
-		finally {
-			this.waiting.release();
-		}
+		return whileAllowedToWait(() -> release(receipt, wait));
 	}
 
 	private @Nullable Ruling ruling(ClaimPublisher.Receipt receipt, Duration wait) {
@@ -100,6 +84,48 @@ class ClaimRulings {
 			ClaimView claim = read(() -> this.router.claim(receipt.key(), null).entry());
 			if (claim != null && claim.value() == null && claim.timestamp() >= receipt.timestamp()) {
 				return Release.of(receipt.key(), claim.timestamp());
+			}
+		}
+		while (pause(deadline));
+		return null;
+	}
+
+	/**
+	 * Waits until an erasure is done: the key stage's entry showed the erasure under way, and then was gone, which it
+	 * is once every value stage partition has erased the name. Null if that was not seen within the wait.
+	 */
+	@Nullable Release awaitErasure(ClaimPublisher.Receipt receipt, Duration wait) {
+		return whileAllowedToWait(() -> erasure(receipt, wait));
+	}
+
+	/** Waits for the answer unless as many requests wait already as may: then there is none. */
+	private <T> @Nullable T whileAllowedToWait(Supplier<@Nullable T> answer) {
+		if (!this.waiting.tryAcquire()) {
+			return null;
+		}
+		try {
+			return answer.get();
+		}
+		finally {
+			this.waiting.release();
+		}
+	}
+
+	private @Nullable Release erasure(ClaimPublisher.Receipt receipt, Duration wait) {
+		long deadline = System.nanoTime() + wait.toNanos();
+		@Nullable ClaimView erasing = null;
+		do {
+			try {
+				ClaimView claim = this.router.claim(receipt.key(), null).entry();
+				if (claim != null && claim.erasing()) {
+					erasing = claim;
+				}
+				else if (claim == null && erasing != null) {
+					return new Release(receipt.key(), erasing.timestamp(), "ERASED");
+				}
+			}
+			catch (StoreUnavailableException ex) {
+				// a rebalance or a restore: look again
 			}
 		}
 		while (pause(deadline));

@@ -1,5 +1,6 @@
 package io.valueguard.claims;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -9,6 +10,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import io.valueguard.config.ValueGuardProperties;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.jspecify.annotations.Nullable;
 
@@ -70,6 +72,8 @@ public class ClaimPublisher {
 
 	private final Duration sendTimeout;
 
+	private static final byte[] ERASE = "true".getBytes(StandardCharsets.UTF_8);
+
 	/** Whether the last write failed: failures are logged when they start and end, not once per request. */
 	private final AtomicBoolean failing = new AtomicBoolean();
 
@@ -83,13 +87,26 @@ public class ClaimPublisher {
 
 	/** Claims {@code value} for {@code key}, or gives up whatever the key holds when {@code value} is null. */
 	public Receipt publish(String key, @Nullable String value) {
+		return send(key, value, false);
+	}
+
+	/**
+	 * Asks for the key's name to be erased: a tombstone with the header {@code valueguard.erase} (docs/design.md,
+	 * "Erasure").
+	 */
+	public Receipt erase(String key) {
+		return send(key, null, true);
+	}
+
+	private Receipt send(String key, @Nullable String value, boolean erase) {
 		ClaimRejection rejection = this.validator.validateText(key, value);
 		if (rejection != null) {
 			throw new InvalidClaimException(rejection);
 		}
 		try {
 			String record = (value != null) ? this.format.write(value) : null;
-			SendResult<String, String> result = this.template.send(this.topic, key, record)
+			SendResult<String, String> result = (erase ? this.template.send(erasure(key))
+					: this.template.send(this.topic, key, record))
 				.get(this.sendTimeout.toMillis(), TimeUnit.MILLISECONDS);
 			RecordMetadata metadata = result.getRecordMetadata();
 			if (this.failing.compareAndSet(true, false)) {
@@ -113,6 +130,12 @@ public class ClaimPublisher {
 			Thread.currentThread().interrupt();
 			throw new PublishFailedException("Interrupted while waiting for Kafka", ex);
 		}
+	}
+
+	private ProducerRecord<String, String> erasure(String key) {
+		ProducerRecord<String, String> tombstone = new ProducerRecord<>(this.topic, key, null);
+		tombstone.headers().add(ErasureRequest.HEADER, ERASE);
+		return tombstone;
 	}
 
 	private PublishFailedException failed(String message, @Nullable Throwable cause) {

@@ -20,7 +20,11 @@ public enum ClaimRejection {
 	POINTER_NOT_SCALAR("the JSON value at valueguard.claims.value-pointer is an object or an array, not a string, "
 			+ "number or boolean"),
 
-	CLAIM_TOO_OLD("the claim's timestamp is more than valueguard.retention behind the stream time of its partition");
+	CLAIM_TOO_OLD("the claim's timestamp is more than valueguard.retention behind the stream time of its partition"),
+
+	KEY_BEING_ERASED("the key's name is being erased; claim it again once the erasure is done"),
+
+	ERASE_NOT_TOMBSTONE("a record with the header valueguard.erase must be a tombstone (a null value)");
 
 	private final String description;
 

@@ -30,6 +30,12 @@ public final class KeyStage {
 		/** Tell the value stage about a claim or a release (owner-commands topic, keyed by value). */
 		void command(String value, OwnerCommand command);
 
+		/**
+		 * Send an erasure to every partition of the value stage (owner-commands topic); returns how many partitions
+		 * that is, each of which will report back once it has erased the key's name.
+		 */
+		int eraseEverywhere(OwnerCommand erasure);
+
 	}
 
 	/** What a record did, for metrics and tests. */
@@ -50,7 +56,15 @@ public final class KeyStage {
 		/** First-wins: the key's pending claim was granted and the key is now bound. */
 		GRANTED,
 		/** A verdict for a claim the key no longer has, or that is already decided. */
-		STALE_EVICTION
+		STALE_EVICTION,
+		/** An erasure: the key let go of what it held, and its name is being erased from the value stage. */
+		ERASING,
+		/** A claim of a key whose name is being erased: refused, to the DLQ, nothing changes. */
+		BEING_ERASED,
+		/** One value stage partition reported it erased the key's name; others have yet to. */
+		ERASURE_REPORTED,
+		/** The last value stage partition reported: the key's entry is deleted, its name is nowhere in the stores. */
+		ERASED
 
 	}
 
@@ -91,6 +105,10 @@ public final class KeyStage {
 			return Outcome.TOO_OLD;
 		}
 		@Nullable KeyClaim current = this.claims.get(key);
+		if (current != null && current.isErasing()) {
+			// a claim now would be erased with the old ones, or outlive the erasure unnoticed: the DLQ keeps it
+			return (value != null) ? Outcome.BEING_ERASED : Outcome.NOTHING_TO_RELEASE;
+		}
 		// A key's records never go back in time: its clock only moves forward.
 		long timestamp = (current != null) ? Math.max(recordTimestamp, current.timestamp()) : recordTimestamp;
 		return (value != null) ? claim(key, value, current, timestamp, partition)
@@ -140,16 +158,44 @@ public final class KeyStage {
 	}
 
 	/**
+	 * Applies an erasure request (a tombstone with the erase header): the key lets go of what it holds, as with a
+	 * tombstone, and every value stage partition is told to erase the key's claims up to its clock. The entry stays,
+	 * naming no value, until every partition has reported; then it is deleted. A second request meanwhile joins the
+	 * first.
+	 */
+	public Outcome erase(String key, long recordTimestamp, int partition) {
+		@Nullable KeyClaim current = this.claims.get(key);
+		if (current != null && current.isErasing()) {
+			return Outcome.ERASING;
+		}
+		long clock = (current != null) ? Math.max(recordTimestamp, current.timestamp()) : recordTimestamp;
+		if (current != null && current.mayHold()) {
+			this.effects.command(current.value(), OwnerCommand.release(key, current.timestamp(), partition));
+			if (current.bound()) {
+				this.effects.unbound(key, clock);
+			}
+		}
+		// sent after the release, so each partition applies the release first (its commands travel in order)
+		int reports = this.effects.eraseEverywhere(OwnerCommand.erase(key, clock, partition));
+		this.claims.put(key, KeyClaim.erasing(clock, reports));
+		return Outcome.ERASING;
+	}
+
+	/**
 	 * True when the entry may be forgotten at {@code streamTime}: the key holds nothing and awaits nothing, and its
 	 * clock is more than the retention behind, so every claim of the key still accepted is later than that clock.
 	 */
 	public boolean forgettable(KeyClaim entry, long streamTime) {
-		return !entry.mayHold() && this.retention.expired(entry.timestamp(), streamTime);
+		// an erasure in progress stays until its last report, which deletes it
+		return !entry.mayHold() && !entry.isErasing() && this.retention.expired(entry.timestamp(), streamTime);
 	}
 
 	/** Applies the value stage's verdict on one claim of {@code key}: it lost, or (first-wins) it was granted. */
 	public Outcome verdict(String key, Verdict verdict, long now) {
 		@Nullable KeyClaim current = this.claims.get(key);
+		if (verdict.reason() == Verdict.Reason.ERASED) {
+			return erasureReported(key, current, verdict.timestamp());
+		}
 		if (current == null || !current.mayHold() || !current.isClaim(verdict.value(), verdict.timestamp())) {
 			return Outcome.STALE_EVICTION;
 		}
@@ -169,6 +215,19 @@ public final class KeyStage {
 		this.effects.evicted(new EvictionEvent(key, verdict.value(), verdict.winnerKey(), verdict.timestamp(),
 				verdict.winnerTimestamp(), now, verdict.reason()));
 		return Outcome.EVICTED;
+	}
+
+	private Outcome erasureReported(String key, @Nullable KeyClaim current, long clock) {
+		if (current == null || !current.isErasing() || current.timestamp() != clock) {
+			// exactly-once delivers each report once, to the erasure that asked for it: this is not one of those
+			return Outcome.STALE_EVICTION;
+		}
+		if (current.erasing() > 1) {
+			this.claims.put(key, KeyClaim.erasing(clock, current.erasing() - 1));
+			return Outcome.ERASURE_REPORTED;
+		}
+		this.claims.delete(key);
+		return Outcome.ERASED;
 	}
 
 }

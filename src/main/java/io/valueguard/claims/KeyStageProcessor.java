@@ -59,7 +59,7 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 			KeyStageEvents events, ValueGuardProperties.Store settings, ClaimPolicy policy, Retention retention,
 			int commandPartitions) {
 		StageStores<KeyClaim, CommandBatch.Entry> stores = StageStores.of(settings.type().supplier(STORE),
-				new KeyClaim.Serde(), settings.recentEntries(), OUTBOX);
+				new KeyClaim.Serde(), settings.recentEntries(), OUTBOX, settings.compaction());
 		CommitThrottle promptEvictions = new CommitThrottle();
 		return new ProcessorSupplier<>() {
 
@@ -136,11 +136,23 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 			deadLetter(record, validation.rejection());
 			return;
 		}
+		int partition = this.context.taskId().partition();
+		if (ErasureRequest.isErasure(record.headers())) {
+			if (validation.value() != null) {
+				deadLetter(record, ClaimRejection.ERASE_NOT_TOMBSTONE);
+				return;
+			}
+			this.events.keyStage(this.stage.erase(validation.key(), record.timestamp(), partition));
+			return;
+		}
 		KeyStage.Outcome outcome = this.stage.apply(validation.key(), validation.value(), record.timestamp(),
-				this.context.taskId().partition(), this.context.currentStreamTimeMs());
+				partition, this.context.currentStreamTimeMs());
 		this.events.keyStage(outcome);
 		if (outcome == KeyStage.Outcome.TOO_OLD) {
 			deadLetter(record, ClaimRejection.CLAIM_TOO_OLD);
+		}
+		else if (outcome == KeyStage.Outcome.BEING_ERASED) {
+			deadLetter(record, ClaimRejection.KEY_BEING_ERASED);
 		}
 	}
 
@@ -165,10 +177,11 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 				continue;
 			}
 			KeyStage.Outcome outcome = this.stage.verdict(key, entry.verdict(), now);
-			changed |= outcome == KeyStage.Outcome.EVICTED || outcome == KeyStage.Outcome.GRANTED;
+			changed |= outcome == KeyStage.Outcome.EVICTED || outcome == KeyStage.Outcome.GRANTED
+					|| outcome == KeyStage.Outcome.ERASED;
 			this.events.keyStage(outcome);
 		}
-		// an eviction or a grant is waited for (docs/design.md, "An eviction takes three commits")
+		// an eviction, a grant or an erasure's end is waited for (docs/design.md, "An eviction takes three commits")
 		if (changed && this.promptEvictions.commitNow(now, this.commitInterval)) {
 			this.context.commit();
 		}
@@ -204,6 +217,16 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 			int partition = KeyPartitions.of(value, KeyStageProcessor.this.commandPartitions);
 			KeyStageProcessor.this.outbox.add(partition, new CommandBatch.Entry(value, command),
 					CommandBatch.sizeOf(value, command), command.timestamp());
+		}
+
+		@Override
+		public int eraseEverywhere(OwnerCommand erasure) {
+			int partitions = KeyStageProcessor.this.commandPartitions;
+			for (int partition = 0; partition < partitions; partition++) {
+				KeyStageProcessor.this.outbox.add(partition, new CommandBatch.Entry(CommandBatch.NO_VALUE, erasure),
+						CommandBatch.sizeOf(CommandBatch.NO_VALUE, erasure), erasure.timestamp());
+			}
+			return partitions;
 		}
 
 		private void emit(String output, String key, @Nullable Object value, long timestamp) {

@@ -8,6 +8,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
 import java.util.function.Function;
 
 import org.apache.kafka.common.errors.SerializationException;
@@ -76,6 +78,11 @@ public final class BinaryCodec {
 			byte format, FieldReader<T> fields) {
 		return decode(bytes, type, (found) -> (found == format) ? fields : (found == oldFormat) ? oldFields : null,
 				"expected " + oldFormat + " or " + format);
+	}
+
+	/** Reads a record type that has had several formats: a reader for each format byte still readable. */
+	public static <T> @Nullable T decode(byte @Nullable [] bytes, String type, Map<Byte, FieldReader<T>> readers) {
+		return decode(bytes, type, readers::get, "expected one of " + new TreeSet<>(readers.keySet()));
 	}
 
 	private static <T> @Nullable T decode(byte @Nullable [] bytes, String type,

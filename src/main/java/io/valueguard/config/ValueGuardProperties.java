@@ -1,12 +1,14 @@
 package io.valueguard.config;
 
 import java.time.Duration;
+import java.util.Map;
 
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.Pattern;
+import org.apache.kafka.common.config.TopicConfig;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -144,8 +146,28 @@ public record ValueGuardProperties(@DefaultValue("valueguard") @NotBlank String 
 	 * @param type {@code rocksdb} (the default) or {@code in-memory}, for both stages' stores
 	 * @param recentEntries how many entries each stage remembers, decoded on the heap, of those it read or wrote
 	 * lately, so that it reads them again without its store (about 200 bytes each); 0 turns that off
+	 * @param maxCompactionLag {@code max.compaction.lag.ms} of the changelogs and the bindings topic that ValueGuard
+	 * creates: the longest a superseded or deleted record stays before compaction removes it
+	 * @param deleteRetention {@code delete.retention.ms} of the same topics: how long a tombstone stays after
+	 * compaction. With {@code max-compaction-lag}, the bound on how long an erased key's name stays in them
+	 * (docs/design.md, "Erasure")
 	 */
-	public record Store(@DefaultValue("rocksdb") StoreType type, @DefaultValue("100000") @Min(0) int recentEntries) {
+	public record Store(@DefaultValue("rocksdb") StoreType type, @DefaultValue("100000") @Min(0) int recentEntries,
+			@DefaultValue("1d") Duration maxCompactionLag, @DefaultValue("1d") Duration deleteRetention) {
+
+		public Store {
+			if (maxCompactionLag.isNegative() || maxCompactionLag.isZero() || deleteRetention.isNegative()) {
+				throw new IllegalArgumentException("valueguard.store.max-compaction-lag must be positive and "
+						+ "valueguard.store.delete-retention not negative, not " + maxCompactionLag + " and "
+						+ deleteRetention);
+			}
+		}
+
+		/** The settings of a compacted topic that bound how long an erased key's name stays in it. */
+		public Map<String, String> compaction() {
+			return Map.of(TopicConfig.MAX_COMPACTION_LAG_MS_CONFIG, Long.toString(this.maxCompactionLag.toMillis()),
+					TopicConfig.DELETE_RETENTION_MS_CONFIG, Long.toString(this.deleteRetention.toMillis()));
+		}
 
 	}
 

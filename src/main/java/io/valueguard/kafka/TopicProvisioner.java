@@ -89,8 +89,9 @@ public class TopicProvisioner {
 		this.ownerCommandsPartitions = describe(admin, this.properties.ownerCommandsTopic())
 			.map((d) -> d.partitions().size())
 			.orElseGet(() -> create(admin, this.properties.ownerCommandsTopic(), topics.partitions(), Map.of()));
-		ensure(admin, topics.bindings(), topics.partitions(),
-				Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT));
+		Map<String, String> bindings = new HashMap<>(this.properties.store().compaction());
+		bindings.put(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT);
+		ensure(admin, topics.bindings(), topics.partitions(), bindings);
 		ensure(admin, topics.evictions(), topics.partitions(), Map.of());
 		ensure(admin, topics.dlq(), topics.partitions(), Map.of());
 		return claimsPartitions;

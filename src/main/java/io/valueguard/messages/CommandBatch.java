@@ -1,6 +1,7 @@
 package io.valueguard.messages;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -47,23 +48,38 @@ public record CommandBatch(int partition, List<Entry> entries) {
 		};
 	}
 
+	/** Claims and releases only: the format every earlier release reads, so that a rolling upgrade keeps working. */
 	private static final byte FORMAT = 2;
+
+	/** With an erasure: the command type as a byte. */
+	private static final byte TYPED = 3;
+
+	/** The value an erasure's entry names: none, it is about every value of the partition. */
+	public static final String NO_VALUE = "";
 
 	byte[] encode() {
 		// exact for ASCII: format, partition, count, then per entry two lengths, the type, timestamp and partition
 		int expected = 9;
+		boolean typed = false;
 		for (Entry entry : this.entries) {
 			expected += entry.value().length() + entry.command().key().length() + 21;
+			typed |= entry.command().type() == OwnerCommand.Type.ERASE;
+		}
+		if (typed) {
+			return BinaryCodec.encode(TYPED, expected, (out) -> out.int32(this.partition)
+				.list(this.entries, (element, entry) -> entry.command().writeTyped(element.string(entry.value()))));
 		}
 		return BinaryCodec.encode(FORMAT, expected, (out) -> out.int32(this.partition)
 			.list(this.entries, (element, entry) -> entry.command().write(element.string(entry.value()))));
 	}
 
 	static CommandBatch decode(byte[] bytes) {
-		return BinaryCodec.decode(bytes, "owner commands", OwnerCommand.FORMAT,
+		return BinaryCodec.decode(bytes, "owner commands", Map.of(OwnerCommand.FORMAT,
 				(in) -> new CommandBatch(-1, List.of(new Entry(null, OwnerCommand.read(in)))), FORMAT,
 				(in) -> new CommandBatch(in.int32(),
-						in.list((element) -> new Entry(element.string(), OwnerCommand.read(element)))));
+						in.list((element) -> new Entry(element.string(), OwnerCommand.read(element)))),
+				TYPED, (in) -> new CommandBatch(in.int32(),
+						in.list((element) -> new Entry(element.string(), OwnerCommand.readTyped(element))))));
 	}
 
 	/** Serde of the owner-commands topic: batches, and commands in the single-message format. */

@@ -30,7 +30,12 @@ public record Verdict(String value, long timestamp, String winnerKey, long winne
 		 * key's partition lagged), so it may not be compared with what was forgotten; the winner is empty, and its
 		 * timestamp is that stream time.
 		 */
-		TOO_OLD(4);
+		TOO_OLD(4),
+		/**
+		 * Erasure: the value stage's task has erased the key's name from every value of its partition; no value, no
+		 * winner, the timestamp is the key's clock at the erasure. Not about a claim, and never an eviction event.
+		 */
+		ERASED(5);
 
 		private final int code;
 
@@ -38,9 +43,9 @@ public record Verdict(String value, long timestamp, String winnerKey, long winne
 			this.code = code;
 		}
 
-		/** False only for a grant. */
+		/** False for a grant and an erasure's report. */
 		public boolean evicts() {
-			return this != GRANTED;
+			return this != GRANTED && this != ERASED;
 		}
 
 		static Reason of(int code) throws IOException {
@@ -64,7 +69,12 @@ public record Verdict(String value, long timestamp, String winnerKey, long winne
 		return new Verdict(value, timestamp, "", streamTime, Reason.TOO_OLD, keyPartition);
 	}
 
-	/** True unless the verdict grants the claim: the key lost the value. */
+	/** One value stage task's report that it has erased the key's name, as the key asked at clock {@code clock}. */
+	public static Verdict erased(long clock, int keyPartition) {
+		return new Verdict("", clock, "", clock, Reason.ERASED, keyPartition);
+	}
+
+	/** True unless the verdict grants the claim or reports an erasure: the key lost the value. */
 	public boolean evicts() {
 		return this.reason.evicts();
 	}

@@ -4,6 +4,7 @@ import io.valueguard.config.ClaimPolicy;
 import io.valueguard.messages.OwnerCommand;
 import io.valueguard.messages.Verdict;
 import io.valueguard.store.Retention;
+import io.valueguard.store.MapTable;
 import io.valueguard.store.StateTable;
 import org.jspecify.annotations.Nullable;
 
@@ -43,7 +44,9 @@ public final class ValueStage {
 		/** The top claim's key let go of the value. */
 		RELEASED,
 		/** A release of a claim that is no longer top(v). */
-		STALE_RELEASE
+		STALE_RELEASE,
+		/** An erasure of a key's name, to be done by the task's next full pass over its store. */
+		ERASURE_QUEUED
 
 	}
 
@@ -59,11 +62,25 @@ public final class ValueStage {
 		this(owners, verdicts, ClaimPolicy.LATEST_WINS, Retention.OFF);
 	}
 
+	private final Erasures erasures;
+
 	public ValueStage(StateTable<String, Owner> owners, Verdicts verdicts, ClaimPolicy policy, Retention retention) {
+		this(owners, verdicts, policy, retention, new Erasures(new MapTable<>(), verdicts, policy));
+	}
+
+	/** @param erasures the task's erasures in progress, which its passes over the store carry out */
+	public ValueStage(StateTable<String, Owner> owners, Verdicts verdicts, ClaimPolicy policy, Retention retention,
+			Erasures erasures) {
 		this.owners = owners;
 		this.verdicts = verdicts;
 		this.firstWins = policy == ClaimPolicy.FIRST_WINS;
 		this.retention = retention;
+		this.erasures = erasures;
+	}
+
+	/** The erasures this stage queues, for the passes over its store. */
+	public Erasures erasures() {
+		return this.erasures;
 	}
 
 	/** Applies a command at stream time {@link Long#MIN_VALUE}: for tests and callers without retention. */
@@ -76,6 +93,10 @@ public final class ValueStage {
 		return switch (command.type()) {
 			case CLAIM -> this.firstWins ? firstClaim(value, command) : claim(value, command, streamTime);
 			case RELEASE -> release(value, command);
+			case ERASE -> {
+				this.erasures.queue(command.key(), command.timestamp(), command.keyPartition());
+				yield Outcome.ERASURE_QUEUED;
+			}
 		};
 	}
 
@@ -113,7 +134,9 @@ public final class ValueStage {
 			this.owners.put(value, new Owner(claim.key(), claim.timestamp(), claim.keyPartition(), false));
 			return Outcome.OWNED;
 		}
-		int order = ClaimOrder.compare(claim.timestamp(), claim.key(), top.timestamp(), top.key());
+		// an erased claim outranks every claim at its timestamp, as it did every claim it was ordered against
+		int order = top.erased() ? ((claim.timestamp() > top.timestamp()) ? 1 : -1)
+				: ClaimOrder.compare(claim.timestamp(), claim.key(), top.timestamp(), top.key());
 		if (order > 0) {
 			boolean taken = top.holds() && !top.key().equals(claim.key());
 			if (taken) {

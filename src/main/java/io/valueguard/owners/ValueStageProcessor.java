@@ -1,5 +1,6 @@
 package io.valueguard.owners;
 
+import java.util.HashSet;
 import java.util.Set;
 
 import io.valueguard.config.ClaimPolicy;
@@ -10,12 +11,17 @@ import io.valueguard.messages.VerdictBatch;
 import io.valueguard.store.Outbox;
 import io.valueguard.store.Retention;
 import io.valueguard.store.StageStores;
+import io.valueguard.store.StoreTable;
 import io.valueguard.store.WriteBehindTable;
+import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.ProcessorSupplier;
 import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.StoreBuilder;
+import org.apache.kafka.streams.state.Stores;
 import org.jspecify.annotations.Nullable;
 
 /** Runs {@link ValueStage} in a stream task, over the task's partition of the {@code owners} store. */
@@ -27,10 +33,16 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 	/** Name of the store that holds the task's verdicts until they go out in batches. */
 	static final String OUTBOX = "verdict-outbox";
 
+	/** Name of the store of the erasures the task has yet to carry out, by erased key. */
+	static final String ERASURES = "erasures";
+
 	static ProcessorSupplier<String, CommandBatch, String, VerdictBatch> supplier(ValueStageEvents events,
 			ValueGuardProperties.Store settings, ClaimPolicy policy, Retention retention) {
 		StageStores<Owner, VerdictBatch.Entry> stores = StageStores.of(settings.type().supplier(STORE),
-				new Owner.Serde(), settings.recentEntries(), OUTBOX);
+				new Owner.Serde(), settings.recentEntries(), OUTBOX, settings.compaction());
+		StoreBuilder<KeyValueStore<String, Erasure>> erasures = Stores.keyValueStoreBuilder(
+				settings.type().supplier(ERASURES), Serdes.String(), new Erasure.Serde())
+			.withLoggingEnabled(settings.compaction());
 		return new ProcessorSupplier<>() {
 
 			@Override
@@ -40,7 +52,9 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 
 			@Override
 			public Set<StoreBuilder<?>> stores() {
-				return stores.all();
+				Set<StoreBuilder<?>> all = new HashSet<>(stores.all());
+				all.add(erasures);
+				return all;
 			}
 
 		};
@@ -74,10 +88,20 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 		outbox.connect(context, (partition, entries, timestamp) -> context
 			.forward(new Record<>(null, new VerdictBatch(partition, entries), timestamp)));
 		// a verdict's record time is when the claim that decided it was made
-		this.stage = new ValueStage(owners, (key, verdict) -> outbox.add(verdict.keyPartition(),
-				new VerdictBatch.Entry(key, verdict), VerdictBatch.sizeOf(key, verdict), verdict.decidedAt()),
-				this.policy, this.retention);
-		this.stores.sweep(context, this.retention, owners, this.stage::forgettable, this.events::forgottenOwners);
+		ValueStage.Verdicts verdicts = (key, verdict) -> outbox.add(verdict.keyPartition(),
+				new VerdictBatch.Entry(key, verdict), VerdictBatch.sizeOf(key, verdict), verdict.decidedAt());
+		Erasures erasures = erasures(context.getStateStore(ERASURES), verdicts);
+		this.stage = new ValueStage(owners, verdicts, this.policy, this.retention, erasures);
+		this.stores.sweep(context, this.retention, owners, this.stage::forgettable, erasures,
+				this.events::forgottenOwners);
+	}
+
+	private Erasures erasures(KeyValueStore<String, Erasure> store, ValueStage.Verdicts verdicts) {
+		Erasures erasures = new Erasures(new StoreTable<>(store), verdicts, this.policy);
+		try (KeyValueIterator<String, Erasure> waiting = store.all()) {
+			waiting.forEachRemaining((erasure) -> erasures.restore(erasure.key, erasure.value));
+		}
+		return erasures;
 	}
 
 	@Override

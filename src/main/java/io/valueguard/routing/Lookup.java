@@ -30,7 +30,7 @@ public record Lookup<V, T>(String store, String path, String parameter, boolean 
 	/** The raw claim behind a binding, bound or not: what synchronous claims and {@code /api/claims} read. */
 	public static final Lookup<KeyClaim, ClaimView> CLAIMS = new Lookup<>(StreamsClients.BINDINGS, "/api/claims",
 			"key", false, ClaimView.class, (key, claim) -> new ClaimView(key, claim.value(), claim.timestamp(), claim.bound(),
-					claim.pending()),
+					claim.pending(), claim.isErasing()),
 			ClaimView::key);
 
 	public static final Lookup<Owner, OwnerView> OWNERS = new Lookup<>(StreamsClients.OWNERS, "/api/owners",

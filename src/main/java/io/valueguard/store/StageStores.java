@@ -1,5 +1,6 @@
 package io.valueguard.store;
 
+import java.util.Map;
 import java.util.Set;
 
 import org.apache.kafka.common.serialization.Serde;
@@ -9,6 +10,7 @@ import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.StoreBuilder;
 import org.apache.kafka.streams.state.Stores;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The three stores of a stage's task: the stage's own table (with its changelog), the {@link WriteBehindTable} in
@@ -25,10 +27,11 @@ public record StageStores<V, E>(StoreBuilder<KeyValueStore<String, V>> table,
 	 * @param values the serde of the table's values
 	 * @param recentEntries how many entries the stage's write-behind tables remember together
 	 * @param outbox the outbox's name
+	 * @param changelog settings of the table's changelog topic, besides compaction, which Kafka Streams sets
 	 */
 	public static <V, E> StageStores<V, E> of(KeyValueBytesStoreSupplier table, Serde<V> values, int recentEntries,
-			String outbox) {
-		return new StageStores<>(Stores.keyValueStoreBuilder(table, Serdes.String(), values),
+			String outbox, Map<String, String> changelog) {
+		return new StageStores<>(Stores.keyValueStoreBuilder(table, Serdes.String(), values).withLoggingEnabled(changelog),
 				WriteBehindTable.builder(pendingWritesOf(table.name()), recentEntries), Outbox.builder(outbox));
 	}
 
@@ -55,9 +58,15 @@ public record StageStores<V, E>(StoreBuilder<KeyValueStore<String, V>> table,
 	 */
 	public void sweep(ProcessorContext<?, ?> context, Retention retention, StateTable<String, V> table,
 			Sweep.Forgettable<V> forgettable, Sweep.Forgotten forgotten) {
-		if (retention.enabled()) {
-			new Sweep<>(context.<KeyValueStore<String, V>>getStateStore(this.table.name()), table, forgettable,
-					forgotten)
+		sweep(context, retention, table, forgettable, null, forgotten);
+	}
+
+	/** As above, with a rewrite that the passes also do, whether retention is on or not. */
+	public void sweep(ProcessorContext<?, ?> context, Retention retention, StateTable<String, V> table,
+			Sweep.Forgettable<V> forgettable, Sweep.@Nullable Rewrite<V> rewrite, Sweep.Forgotten forgotten) {
+		if (retention.enabled() || rewrite != null) {
+			new Sweep<>(context.<KeyValueStore<String, V>>getStateStore(this.table.name()), table,
+					retention.enabled() ? forgettable : null, rewrite, forgotten)
 				.schedule(context);
 		}
 	}

@@ -23,4 +23,11 @@ public interface StateTable<K, V> {
 		return get(key);
 	}
 
+	/**
+	 * Writes to the store whatever writes the table still holds back, so that an iterator over the store sees every
+	 * entry written so far. A table that holds none back has nothing to do.
+	 */
+	default void writePending() {
+	}
+
 }

@@ -12,11 +12,13 @@ import org.apache.kafka.streams.state.KeyValueStore;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Forgets the entries of a task's store that retention lets go, a slice at a time: every {@link #INTERVAL} it reads
- * the next {@link #SLICE} entries in key order from where the last slice ended, and deletes through the stage's table
- * those that may be forgotten at the task's stream time; at the end of the store it starts over. So the cost is
- * bounded per second and per task, never a scan of the whole store at once, and an entry is forgotten at most one
- * pass over its store after it may be (docs/design.md, "Retention").
+ * Passes over a task's store a slice at a time: every {@link #INTERVAL} it reads the next {@link #SLICE} entries in
+ * key order from where the last slice ended, and at the end of the store it starts over. So the cost is bounded per
+ * second and per task, never a scan of the whole store at once. Each entry a pass reads is first given to the
+ * {@link Rewrite} (erasure, which replaces or deletes entries that name an erased key), then forgotten through the
+ * stage's table if retention lets it go at the task's stream time. An entry is forgotten at most one pass over its
+ * store after it may be (docs/design.md, "Retention"); a rewrite asked for is done by the end of the next full pass
+ * ("Erasure"). With retention off, a pass starts only when a rewrite waits for one.
  * @param <V> the store's values
  */
 public final class Sweep<V> {
@@ -43,11 +45,30 @@ public final class Sweep<V> {
 
 	}
 
+	/** Work a pass does on whole entries besides forgetting them: what it is to do is fixed when a pass starts. */
+	public interface Rewrite<V> {
+
+		/** True when a pass has work to do for this rewrite: without retention, no pass starts otherwise. */
+		boolean pending();
+
+		/** A pass starts at the store's first entry. */
+		void passStarts();
+
+		/** The entry as the pass leaves it: {@code entry} itself, a replacement, or null to delete it. */
+		@Nullable V rewrite(String key, V entry);
+
+		/** The pass has read, and rewritten, every entry the store held when it started. */
+		void passEnded();
+
+	}
+
 	private final KeyValueStore<String, V> store;
 
 	private final StateTable<String, V> table;
 
-	private final Forgettable<V> forgettable;
+	private final @Nullable Forgettable<V> forgettable;
+
+	private final @Nullable Rewrite<V> rewrite;
 
 	private final Forgotten forgotten;
 
@@ -56,16 +77,24 @@ public final class Sweep<V> {
 	/** Where the next slice starts: after this key; null at the start of the store. */
 	private @Nullable String after;
 
-	public Sweep(KeyValueStore<String, V> store, StateTable<String, V> table, Forgettable<V> forgettable,
-			Forgotten forgotten) {
-		this(store, table, forgettable, forgotten, SLICE);
+	/** A pass is under way: {@link #after} is where it goes on. */
+	private boolean passing;
+
+	/**
+	 * @param forgettable which entries retention lets go, or null when retention is off
+	 * @param rewrite what else a pass does, or null
+	 */
+	public Sweep(KeyValueStore<String, V> store, StateTable<String, V> table, @Nullable Forgettable<V> forgettable,
+			@Nullable Rewrite<V> rewrite, Forgotten forgotten) {
+		this(store, table, forgettable, rewrite, forgotten, SLICE);
 	}
 
-	Sweep(KeyValueStore<String, V> store, StateTable<String, V> table, Forgettable<V> forgettable,
-			Forgotten forgotten, int slice) {
+	Sweep(KeyValueStore<String, V> store, StateTable<String, V> table, @Nullable Forgettable<V> forgettable,
+			@Nullable Rewrite<V> rewrite, Forgotten forgotten, int slice) {
 		this.store = store;
 		this.table = table;
 		this.forgettable = forgettable;
+		this.rewrite = rewrite;
 		this.forgotten = forgotten;
 		this.slice = slice;
 	}
@@ -78,6 +107,9 @@ public final class Sweep<V> {
 
 	/** Sweeps the next slice; returns how many entries it forgot. */
 	public int sweep(long streamTime) {
+		if (!this.passing && !startPass()) {
+			return 0;
+		}
 		List<KeyValue<String, V>> candidates = new ArrayList<>();
 		int read = 0;
 		String last = null;
@@ -90,7 +122,7 @@ public final class Sweep<V> {
 				}
 				read++;
 				last = entry.key;
-				if (this.forgettable.test(entry.value, streamTime)) {
+				if (forgettable(entry.value, streamTime) || rewritten(entry.key, entry.value) != entry.value) {
 					candidates.add(entry);
 				}
 			}
@@ -100,12 +132,47 @@ public final class Sweep<V> {
 		for (KeyValue<String, V> candidate : candidates) {
 			// the table may hold a newer write than the store: decide on that
 			V current = this.table.current(candidate.key, candidate.value);
-			if (current != null && this.forgettable.test(current, streamTime)) {
+			if (current == null) {
+				continue;
+			}
+			V kept = rewritten(candidate.key, current);
+			if (kept == null || forgettable(kept, streamTime)) {
 				this.table.delete(candidate.key);
-				forgot++;
+				forgot += (kept != null) ? 1 : 0;
+			}
+			else if (kept != current) {
+				this.table.put(candidate.key, kept);
+			}
+		}
+		if (this.after == null) {
+			this.passing = false;
+			if (this.rewrite != null) {
+				this.rewrite.passEnded();
 			}
 		}
 		return forgot;
+	}
+
+	private boolean startPass() {
+		boolean rewriting = this.rewrite != null && this.rewrite.pending();
+		if (this.forgettable == null && !rewriting) {
+			return false;
+		}
+		if (rewriting) {
+			// entries written before the pass, and not yet in the store, must be among those it reads
+			this.table.writePending();
+			this.rewrite.passStarts();
+		}
+		this.passing = true;
+		return true;
+	}
+
+	private boolean forgettable(V entry, long streamTime) {
+		return this.forgettable != null && this.forgettable.test(entry, streamTime);
+	}
+
+	private @Nullable V rewritten(String key, V entry) {
+		return (this.rewrite != null) ? this.rewrite.rewrite(key, entry) : entry;
 	}
 
 }

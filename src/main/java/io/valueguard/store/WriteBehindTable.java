@@ -194,6 +194,13 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 	}
 
 	@Override
+	public void writePending() {
+		if (!this.pending.isEmpty()) {
+			writeAll();
+		}
+	}
+
+	@Override
 	public void flushCache() {
 		// only a connected table has pending writes
 		if (!this.pending.isEmpty()) {

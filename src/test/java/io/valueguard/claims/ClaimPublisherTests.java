@@ -8,6 +8,7 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.junit.jupiter.api.Test;
+import org.mockito.ArgumentCaptor;
 
 import org.springframework.kafka.core.KafkaTemplate;
 import org.springframework.kafka.support.SendResult;
@@ -33,6 +34,20 @@ class ClaimPublisherTests {
 
 		assertThat(this.publisher.publish("alice", "phone"))
 			.isEqualTo(new ClaimPublisher.Receipt("alice", "phone", "valueguard.claims", 2, 41, 1234));
+	}
+
+	@Test
+	void shouldAskForAnErasureWithATombstoneThatCarriesTheEraseHeader() {
+		RecordMetadata metadata = new RecordMetadata(new TopicPartition("valueguard.claims", 1), 7, 0, 99, 5, 0);
+		ArgumentCaptor<ProducerRecord<String, String>> sent = ArgumentCaptor.captor();
+		given(this.template.send(sent.capture())).willAnswer((invocation) -> CompletableFuture
+			.completedFuture(new SendResult<>(invocation.getArgument(0), metadata)));
+
+		assertThat(this.publisher.erase("mallory"))
+			.isEqualTo(new ClaimPublisher.Receipt("mallory", null, "valueguard.claims", 1, 7, 99));
+		assertThat(sent.getValue().key()).isEqualTo("mallory");
+		assertThat(sent.getValue().value()).isNull();
+		assertThat(sent.getValue().headers().lastHeader(ErasureRequest.HEADER)).isNotNull();
 	}
 
 	@Test

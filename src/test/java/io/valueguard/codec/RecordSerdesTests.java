@@ -10,6 +10,7 @@ import io.valueguard.messages.CommandBatch;
 import io.valueguard.messages.Verdict;
 import io.valueguard.messages.OwnerCommand;
 import io.valueguard.messages.VerdictBatch;
+import io.valueguard.owners.Erasure;
 import io.valueguard.owners.Owner;
 import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.serialization.Serde;
@@ -39,6 +40,13 @@ class RecordSerdesTests {
 		assertRoundTrip(new VerdictBatch.Serde(), new VerdictBatch(4,
 				List.of(new VerdictBatch.Entry("k", new Verdict("v", 1, "w", 2, Verdict.Reason.LATE, 4)))));
 		assertRoundTrip(new CommandBatch.Serde(), new CommandBatch(0, List.of()));
+		// erasure: a batch with an erase command, the key's entry while erasing, the report, the task's erasure
+		assertRoundTrip(new CommandBatch.Serde(),
+				new CommandBatch(2, List.of(new CommandBatch.Entry("w", OwnerCommand.release("k", 5, 1)),
+						new CommandBatch.Entry(CommandBatch.NO_VALUE, OwnerCommand.erase("k", 6, 1)))));
+		assertRoundTrip(new KeyClaim.Serde(), new KeyClaim(null, 6, false, false, 12));
+		assertRoundTrip(new Verdict.Serde(), Verdict.erased(6, 1));
+		assertRoundTrip(new Erasure.Serde(), new Erasure(6, 1));
 	}
 
 	/** What a release before batching wrote, one command or verdict per record, reads as a batch of one. */
@@ -77,10 +85,17 @@ class RecordSerdesTests {
 				"0100000001760000000000000007000000017700000000000000090200000002");
 		assertBytes(new Verdict.Serde(), Verdict.granted("v", "w", 9L, 2),
 				"0100000001760000000000000009000000017700000000000000090300000002");
+		// format 3, only while erasing: format 2's fields, then the reports awaited
+		assertBytes(new KeyClaim.Serde(), new KeyClaim(null, 42L, false, false, 6),
+				"0300000000000000002a0000" + "00000006");
 		// format 2: partition, count, then each value (key) followed by the fields of format 1
 		OwnerCommand release = OwnerCommand.release("k\u00e9y", 1700000000123L, 5);
 		assertBytes(new CommandBatch.Serde(), new CommandBatch(5, List.of(new CommandBatch.Entry("v", release))),
 				"02000000050000000100000001760000000004" + "6bc3a9790000018bcfe5687b00000005");
+		// format 3, only for a batch with an erasure: the command type as its ordinal (2: ERASE) for the boolean
+		assertBytes(new CommandBatch.Serde(),
+				new CommandBatch(5, List.of(new CommandBatch.Entry("", OwnerCommand.erase("k", 42L, 5)))),
+				"030000000500000001000000000200000001" + "6b000000000000002a00000005");
 		Verdict late = new Verdict("v", 7L, "w", 9L, Verdict.Reason.LATE, 2);
 		assertBytes(new VerdictBatch.Serde(), new VerdictBatch(2, List.of(new VerdictBatch.Entry("k", late))),
 				"020000000200000001000000016b" + "00000001760000000000000007000000017700000000000000090000000002");
@@ -108,8 +123,8 @@ class RecordSerdesTests {
 			.withMessageContaining("Corrupt owner record");
 		assertThat(serde.deserializer().deserialize("t", null)).isNull();
 		assertThatExceptionOfType(SerializationException.class)
-			.isThrownBy(() -> new CommandBatch.Serde().deserializer().deserialize("t", new byte[] { 3 }))
-			.withMessageContaining("Unknown owner commands format 3, expected 1 or 2");
+			.isThrownBy(() -> new CommandBatch.Serde().deserializer().deserialize("t", new byte[] { 9 }))
+			.withMessageContaining("Unknown owner commands format 9, expected one of [1, 2, 3]");
 		assertThatExceptionOfType(SerializationException.class)
 			.isThrownBy(() -> new VerdictBatch.Serde().deserializer()
 				.deserialize("t", new byte[] { 2, 0, 0, 0, 1, (byte) 0xff, 0, 0, 0 }))

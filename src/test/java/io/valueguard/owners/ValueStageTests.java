@@ -10,7 +10,7 @@ import io.valueguard.config.ClaimPolicy;
 import io.valueguard.messages.OwnerCommand;
 import io.valueguard.messages.Verdict;
 import io.valueguard.store.Retention;
-import io.valueguard.support.MapTable;
+import io.valueguard.store.MapTable;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -64,7 +64,7 @@ class InstanceProtocolServletTests {
 	@Test
 	void shouldSayHowStaleAStandbyReadIs() throws Exception {
 		when(this.router.forwarded(Lookup.CLAIMS, "k", 100L))
-			.thenReturn(new Answer<>(new ClaimView("k", "v", 7, true, false), "b-host:8080", 3L));
+			.thenReturn(new Answer<>(new ClaimView("k", "v", 7, true, false, false), "b-host:8080", 3L));
 
 		MockHttpServletResponse response = get("claims", "key", "k", "maxLag", "100");
 

@@ -1,13 +1,15 @@
 package io.valueguard.store;
 
 import java.lang.reflect.Proxy;
+import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.valueguard.support.MapTable;
+import io.valueguard.store.MapTable;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
@@ -27,7 +29,7 @@ class SweepTests {
 
 
 	private final Sweep<Long> sweep = new Sweep<>(store(), this.table,
-			(timestamp, streamTime) -> streamTime - timestamp > 10, (forgot) -> {
+			(timestamp, streamTime) -> streamTime - timestamp > 10, null, (forgot) -> {
 			}, 3);
 
 	@Test
@@ -59,6 +61,59 @@ class SweepTests {
 		this.entries.put("c", 0L);
 		this.sweep.sweep(100);
 		assertThat(this.entries).containsOnlyKeys("a", "b");
+	}
+
+	@Test
+	void shouldPassForARewriteWithRetentionOffAndEndItOnlyAfterAFullPass() {
+		for (int i = 0; i < 7; i++) {
+			this.entries.put("key-" + i, (long) i);
+		}
+		// a rewrite that negates odd timestamps, fixed at the start of each pass; deletes 4
+		List<String> events = new ArrayList<>();
+		boolean[] asked = { false };
+		Sweep.Rewrite<Long> negateOdd = new Sweep.Rewrite<>() {
+
+			@Override
+			public boolean pending() {
+				return asked[0];
+			}
+
+			@Override
+			public void passStarts() {
+				events.add("start");
+			}
+
+			@Override
+			public Long rewrite(String key, Long entry) {
+				return (entry == 4L) ? null : (entry > 0 && entry % 2 == 1) ? -entry : entry;
+			}
+
+			@Override
+			public void passEnded() {
+				events.add("end");
+				asked[0] = false;
+			}
+
+		};
+		Sweep<Long> sweep = new Sweep<>(store(), this.table, null, negateOdd, (forgot) -> {
+		}, 3);
+
+		this.read.set(0);
+		sweep.sweep(100);
+		assertThat(this.read.get()).as("no pass without work, with retention off").isZero();
+
+		asked[0] = true;
+		sweep.sweep(100);
+		sweep.sweep(100);
+		assertThat(events).containsExactly("start");
+		sweep.sweep(100);
+		assertThat(events).containsExactly("start", "end");
+		assertThat(this.entries).containsOnly(Map.entry("key-0", 0L), Map.entry("key-1", -1L),
+				Map.entry("key-2", 2L), Map.entry("key-3", -3L), Map.entry("key-5", -5L), Map.entry("key-6", 6L));
+
+		this.read.set(0);
+		sweep.sweep(100);
+		assertThat(this.read.get()).as("done: no further pass").isZero();
 	}
 
 	@SuppressWarnings("unchecked")

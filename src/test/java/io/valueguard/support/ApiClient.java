@@ -111,6 +111,12 @@ public final class ApiClient {
 		return send(HttpRequest.newBuilder(uri("/api/bindings/" + segment(key) + "?wait=" + parameter(wait))).DELETE());
 	}
 
+	/** An erasure: {@code DELETE ?erase=true}, waiting the given duration. */
+	public Reply erase(String key, String wait) {
+		return send(HttpRequest.newBuilder(uri("/api/bindings/" + segment(key) + "?erase=true&wait=" + parameter(wait)))
+			.DELETE());
+	}
+
 	public Reply release(String key) {
 		return send(HttpRequest.newBuilder(uri("/api/bindings/" + segment(key))).DELETE());
 	}

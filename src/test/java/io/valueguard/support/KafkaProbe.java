@@ -58,9 +58,21 @@ public final class KafkaProbe implements AutoCloseable {
 
 	/** Every committed record of the topic, in partition order, read from the beginning to the current end. */
 	public List<ConsumerRecord<byte[], byte[]>> readAll(String topic) {
+		return readAll(topic, "read_committed");
+	}
+
+	/**
+	 * Every record the topic's log holds, aborted transactions' included, from the beginning to the current end: what
+	 * anyone with access to the broker's disks could read.
+	 */
+	public List<ConsumerRecord<byte[], byte[]>> readLog(String topic) {
+		return readAll(topic, "read_uncommitted");
+	}
+
+	private List<ConsumerRecord<byte[], byte[]>> readAll(String topic, String isolation) {
 		try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(Map.of(
 				ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, this.bootstrapServers, ConsumerConfig.GROUP_ID_CONFIG,
-				"probe-" + UUID.randomUUID(), ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
+				"probe-" + UUID.randomUUID(), ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation,
 				ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest", ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false),
 				new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
 			List<TopicPartition> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(10))

@@ -21,6 +21,7 @@ import io.valueguard.messages.OwnerCommand;
 import io.valueguard.messages.Verdict;
 import io.valueguard.owners.Owner;
 import io.valueguard.owners.ValueStage;
+import io.valueguard.store.MapTable;
 import io.valueguard.store.Retention;
 
 /**
@@ -134,6 +135,12 @@ public final class SimulatedPipeline {
 					SimulatedPipeline.this.claimIds.put(command, claimId(command.key(), sent));
 				}
 				SimulatedPipeline.this.commands.get(valuePartition(value)).add(Map.entry(value, command));
+			}
+
+			@Override
+			public int eraseEverywhere(OwnerCommand erasure) {
+				SimulatedPipeline.this.commands.forEach((partition) -> partition.add(Map.entry("", erasure)));
+				return SimulatedPipeline.this.commands.size();
 			}
 
 		}, policy, retention);

@@ -11,14 +11,17 @@ import io.valueguard.claims.EvictionEvent;
 import io.valueguard.claims.EvictionEventSerde;
 import io.valueguard.claims.KeyClaim;
 import io.valueguard.claims.KeyStageEvents;
+import io.valueguard.claims.ErasureRequest;
 import io.valueguard.claims.KeyStageTopology;
 import io.valueguard.config.ValueGuardProperties;
 import io.valueguard.messages.CommandBatch;
 import io.valueguard.messages.Verdict;
 import io.valueguard.messages.OwnerCommand;
 import io.valueguard.messages.VerdictBatch;
+import io.valueguard.owners.Erasure;
 import io.valueguard.owners.Owner;
 import io.valueguard.owners.ValueStageTopology;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Serdes;
@@ -137,6 +140,21 @@ public final class TopologyHarness implements AutoCloseable {
 		return raw(utf8(key), null, timestamp);
 	}
 
+	/** An erasure request: a tombstone with the erase header. */
+	public TopologyHarness erase(String key, long timestamp) {
+		return claims(key, null, timestamp, true);
+	}
+
+	/** A record with the erase header, a claim or a tombstone as {@code value} says. */
+	public TopologyHarness claims(String key, @Nullable String value, long timestamp, boolean eraseHeader) {
+		RecordHeaders headers = new RecordHeaders();
+		if (eraseHeader) {
+			headers.add(ErasureRequest.HEADER, utf8("true"));
+		}
+		this.claims.pipeInput(new TestRecord<>(utf8(key), (value != null) ? utf8(value) : null, headers, timestamp));
+		return this;
+	}
+
 	public TopologyHarness raw(byte[] key, byte[] value, long timestamp) {
 		this.claims.pipeInput(key, value, timestamp);
 		return this;
@@ -233,6 +251,38 @@ public final class TopologyHarness implements AutoCloseable {
 			.stream()
 			.map((record) -> Map.entry(record.key(), record.value() == null))
 			.toList();
+	}
+
+	/**
+	 * Every record written to a store's changelog since the last call, as raw bytes: what the changelog topic holds
+	 * until compaction.
+	 */
+	public List<TestRecord<byte[], byte[]>> changelogRecords(String store) {
+		return this.driver.createOutputTopic("valueguard-test-" + store + "-changelog", new ByteArrayDeserializer(),
+				new ByteArrayDeserializer()).readRecordsToList();
+	}
+
+	/** Every entry of a store, key and value as the store's serdes write them. */
+	public List<Map.Entry<byte[], byte[]>> storeEntries(String name) {
+		List<Map.Entry<byte[], byte[]>> entries = new java.util.ArrayList<>();
+		KeyValueStore<String, Object> store = this.driver.getKeyValueStore(name);
+		try (var all = store.all()) {
+			all.forEachRemaining((entry) -> entries.add(Map.entry(utf8(entry.key), serialize(entry.value))));
+		}
+		return entries;
+	}
+
+	private static byte[] serialize(Object value) {
+		if (value instanceof KeyClaim claim) {
+			return new KeyClaim.Serde().serializer().serialize("", claim);
+		}
+		if (value instanceof Owner owner) {
+			return new Owner.Serde().serializer().serialize("", owner);
+		}
+		if (value instanceof Erasure erasure) {
+			return new Erasure.Serde().serializer().serialize("", erasure);
+		}
+		throw new IllegalArgumentException("No serde for " + value);
 	}
 
 	public Owner owner(String value) {
