@@ -70,10 +70,23 @@ public final class Erasures implements Sweep.Rewrite<Owner> {
 
 	@Override
 	public @Nullable Owner rewrite(String value, Owner entry) {
-		if (this.passing.isEmpty() || entry.erased()) {
+		return erased(entry, this.passing);
+	}
+
+	/**
+	 * The entry as the stage must rule with it: erased already if an erasure that covers it has been asked for,
+	 * although the pass has yet to reach it. So every command after the erasure's in the partition sees it erased,
+	 * whenever the pass comes, and the rulings do not depend on the pass's timing.
+	 */
+	@Nullable Owner asRuledWith(@Nullable Owner entry) {
+		return (entry != null) ? erased(entry, this.queued) : null;
+	}
+
+	private @Nullable Owner erased(Owner entry, Map<String, Erasure> erasures) {
+		if (erasures.isEmpty() || entry.erased()) {
 			return entry;
 		}
-		Erasure erasure = this.passing.get(entry.key());
+		Erasure erasure = erasures.get(entry.key());
 		if (erasure == null || entry.timestamp() > erasure.clock()) {
 			// a claim the key made after the erasure is a claim of its own
 			return entry;

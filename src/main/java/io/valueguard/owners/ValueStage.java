@@ -114,7 +114,7 @@ public final class ValueStage {
 	 * later timestamp, which its release will name); a value another key holds is refused.
 	 */
 	private Outcome firstClaim(String value, OwnerCommand claim) {
-		@Nullable Owner holder = this.owners.get(value);
+		@Nullable Owner holder = this.erasures.asRuledWith(this.owners.get(value));
 		if (holder != null && holder.holds() && !holder.key().equals(claim.key())) {
 			this.verdicts.send(claim.key(), new Verdict(value, claim.timestamp(), holder.key(), holder.timestamp(),
 					Verdict.Reason.REFUSED, claim.keyPartition()));
@@ -126,7 +126,7 @@ public final class ValueStage {
 	}
 
 	private Outcome claim(String value, OwnerCommand claim, long streamTime) {
-		@Nullable Owner top = this.owners.get(value);
+		@Nullable Owner top = this.erasures.asRuledWith(this.owners.get(value));
 		if (this.retention.expired(claim.timestamp(), streamTime)) {
 			return refuseTooOld(value, claim, top, streamTime);
 		}

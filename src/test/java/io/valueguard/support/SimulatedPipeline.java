@@ -19,6 +19,7 @@ import io.valueguard.claims.KeyStage;
 import io.valueguard.config.ClaimPolicy;
 import io.valueguard.messages.OwnerCommand;
 import io.valueguard.messages.Verdict;
+import io.valueguard.owners.Erasures;
 import io.valueguard.owners.Owner;
 import io.valueguard.owners.ValueStage;
 import io.valueguard.store.MapTable;
@@ -83,7 +84,14 @@ public final class SimulatedPipeline {
 
 	private final KeyStage keyStage;
 
-	private final ValueStage valueStage;
+	/** One value stage per partition, as each task has its own: they share the owners store, each its own values. */
+	private final List<ValueStage> valueStages = new ArrayList<>();
+
+	/** Per value partition: where its pass over the owners store goes on (after this value), or null for none. */
+	private final List<String> passes = new ArrayList<>();
+
+	/** Per value partition: whether a pass is under way. */
+	private final List<Boolean> passing = new ArrayList<>();
 
 	private long clock;
 
@@ -144,7 +152,7 @@ public final class SimulatedPipeline {
 			}
 
 		}, policy, retention);
-		this.valueStage = new ValueStage(new MapTable<>(this.ownersStore), (key, verdict) -> {
+		ValueStage.Verdicts verdicts = (key, verdict) -> {
 			if (verdict.keyPartition() != this.keyPartitions.get(key)) {
 				throw new AssertionError("Verdict of " + key + " routed to partition " + verdict.keyPartition()
 						+ " but the key lives on " + this.keyPartitions.get(key));
@@ -154,7 +162,13 @@ public final class SimulatedPipeline {
 				this.refusedClaimTimestamps.add(verdict.timestamp());
 			}
 			this.feedback.get(verdict.keyPartition()).add(Map.entry(key, verdict));
-		}, policy, retention);
+		};
+		for (int q = 0; q < valuePartitions; q++) {
+			this.valueStages.add(new ValueStage(new MapTable<>(this.ownersStore), verdicts, policy, retention,
+					new Erasures(new MapTable<>(), verdicts, policy)));
+			this.passes.add(null);
+			this.passing.add(false);
+		}
 	}
 
 	/** Appends records to the claims partitions; each key goes to a random partition, as any partitioner may. */
@@ -163,6 +177,9 @@ public final class SimulatedPipeline {
 			int partition = this.keyPartitions.computeIfAbsent(record.key(),
 					(key) -> this.random.nextInt(this.claims.size()));
 			this.claims.get(partition).add(new Indexed(this.produced++, record));
+			if (record.erase() && record.value() != null) {
+				throw new IllegalArgumentException("An erasure is a tombstone: " + record);
+			}
 		}
 		return this;
 	}
@@ -177,8 +194,10 @@ public final class SimulatedPipeline {
 				whenNotEmpty(this.claims.get(p), ready, (indexed) -> {
 					InputRecord record = indexed.record();
 					long streamTime = advance(this.keyStreamTimes, partition, record.timestamp());
-					KeyStage.Outcome outcome = this.keyStage.apply(record.key(), record.value(), record.timestamp(),
-							partition, streamTime);
+					KeyStage.Outcome outcome = record.erase()
+							? this.keyStage.erase(record.key(), record.timestamp(), partition)
+							: this.keyStage.apply(record.key(), record.value(), record.timestamp(), partition,
+									streamTime);
 					if (outcome == KeyStage.Outcome.TOO_OLD) {
 						this.refusedRecords.add(indexed.position());
 					}
@@ -197,8 +216,11 @@ public final class SimulatedPipeline {
 					this.arbitrated.add(entry);
 					this.arbitrating = this.claimIds.get(entry.getValue());
 					long streamTime = advance(this.valueStreamTimes, partition, entry.getValue().timestamp());
-					this.valueStage.apply(entry.getKey(), entry.getValue(), streamTime);
+					this.valueStages.get(partition).apply(entry.getKey(), entry.getValue(), streamTime);
 				});
+				if (this.passing.get(q) || this.valueStages.get(q).erasures().pending()) {
+					ready.add(() -> passSlice(partition));
+				}
 				if (this.retention.enabled()) {
 					ready.add(() -> sweepValues(partition));
 				}
@@ -211,6 +233,42 @@ public final class SimulatedPipeline {
 			if (this.policy == ClaimPolicy.FIRST_WINS) {
 				assertNoValueHeldTwice();
 			}
+		}
+	}
+
+	/**
+	 * One slice of a value task's pass over its owners entries, as {@code store/Sweep} reads them: in key order from
+	 * where the last slice ended, a few at a time, with commands interleaved between slices; a pass starts only when an
+	 * erasure waits for one.
+	 */
+	private void passSlice(int partition) {
+		Erasures erasures = this.valueStages.get(partition).erasures();
+		if (!this.passing.get(partition)) {
+			erasures.passStarts();
+			this.passing.set(partition, true);
+			this.passes.set(partition, null);
+		}
+		String after = this.passes.get(partition);
+		List<String> slice = new java.util.TreeSet<>(this.ownersStore.keySet()).stream()
+			.filter((value) -> valuePartition(value) == partition && (after == null || value.compareTo(after) > 0))
+			.limit(1 + this.random.nextInt(3))
+			.toList();
+		for (String value : slice) {
+			Owner entry = this.ownersStore.get(value);
+			Owner kept = erasures.rewrite(value, entry);
+			if (kept == null) {
+				this.ownersStore.remove(value);
+			}
+			else {
+				this.ownersStore.put(value, kept);
+			}
+		}
+		if (slice.isEmpty()) {
+			this.passing.set(partition, false);
+			erasures.passEnded();
+		}
+		else {
+			this.passes.set(partition, slice.get(slice.size() - 1));
 		}
 	}
 
@@ -233,7 +291,7 @@ public final class SimulatedPipeline {
 	private void sweepValues(int partition) {
 		this.ownersStore.entrySet()
 			.removeIf((entry) -> valuePartition(entry.getKey()) == partition
-					&& this.valueStage.forgettable(entry.getValue(), this.valueStreamTimes[partition]));
+					&& this.valueStages.get(partition).forgettable(entry.getValue(), this.valueStreamTimes[partition]));
 	}
 
 	/** Sweeps every partition once more, after the input is processed. */
