@@ -121,8 +121,8 @@ class HelmChartTests {
 			.contains("bootstrap-servers: \"kafka:9092\"", "state-dir: /var/lib/valueguard/state",
 					"replication-factor: 3", "min-insync-replicas: 2", "security.protocol: PLAINTEXT",
 					"require-authentication: true", "issuer-uri: \"" + ISSUER + "\"", "port: 8081",
-					"policy: \"latest-wins\"");
-		assertThat(only(objects, ConfigMap.class).getData().get("application.yml")).doesNotContain("retention");
+					"policy: \"latest-wins\"", "max-compaction-lag: \"1d\"", "delete-retention: \"1d\"");
+		assertThat(only(objects, ConfigMap.class).getData().get("application.yml")).doesNotContain(" retention:");
 		Service api = objects.stream()
 			.filter(Service.class::isInstance)
 			.map(Service.class::cast)
@@ -321,7 +321,8 @@ class HelmChartTests {
 				new String[] { "persistence.size", "lots" }, new String[] { "replicas", "3" },
 				new String[] { "kafka.bootstrapServers", "" }, new String[] { "kafka.tls.truststoreType", "P12" },
 				new String[] { "managementPort", "0" }, new String[] { "security.tokens", "yes" },
-				new String[] { "policy", "oldest-wins" }, new String[] { "retention", "a year" })) {
+				new String[] { "policy", "oldest-wins" }, new String[] { "retention", "a year" },
+				new String[] { "compaction.maxCompactionLag", "0s" })) {
 			assertThatException().as("%s=%s", invalid[0], invalid[1])
 				.isThrownBy(() -> render((template) -> template.set(invalid[0], invalid[1])))
 				.withMessageContaining("schema");

@@ -84,7 +84,7 @@ class TopicProvisionerIntegrationTests {
 		ValueGuardProperties properties = properties("third");
 		new TopicProvisioner(properties, kafkaAdmin(broker));
 		try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
-				ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.getBrokersAsString(), ProducerConfig.RETRIES_CONFIG, 0),
+				ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.getBrokersAsString()),
 				new StringSerializer(), new StringSerializer())) {
 			long now = System.currentTimeMillis();
 			producer.send(new ProducerRecord<>("third.claims", null, now + 10_000, "honest", "seat-1")).get();
