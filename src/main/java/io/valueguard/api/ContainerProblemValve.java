@@ -21,6 +21,8 @@ import org.springframework.http.MediaType;
  */
 class ContainerProblemValve extends ErrorReportValve {
 
+	// Tomcat builds this valve itself, by class name (ContainerErrors), so no bean can be handed to it; the body's
+	// one-word fields are the same under any spring.jackson.* naming or inclusion setting.
 	private static final JsonMapper JSON = JsonMapper.builder().build();
 
 	@Override

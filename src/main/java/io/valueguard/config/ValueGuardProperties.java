@@ -36,6 +36,14 @@ import org.springframework.validation.annotation.Validated;
  * @param retention unset (the default): every entry is kept for ever; a duration: an entry that holds nothing is
  * forgotten once it is that far behind its task's stream time, and claims that old are refused (docs/design.md,
  * "Retention")
+ * @param advertisedHost the host other instances reach this one at, for forwarded lookups (Kafka Streams'
+ * {@code application.server}); in Kubernetes, the pod's stable DNS name
+ * @param advertisedPort the port other instances reach this one at; unset, {@code server.port}
+ * @param stateDir where both stages keep their RocksDB stores (Kafka Streams' {@code state.dir}); unset, a directory
+ * under {@code java.io.tmpdir} named for the port. On a persistent volume, a restart needs no restore
+ * @param standbyReplicas warm copies of each store partition on other instances (Kafka Streams'
+ * {@code num.standby.replicas}), which take over at once when an instance fails and answer {@code ?maxLag=} lookups
+ * @param metrics what the streams clients record, and how often their metrics are read
  */
 @ConfigurationProperties("valueguard")
 @Validated
@@ -44,7 +52,10 @@ public record ValueGuardProperties(@DefaultValue("valueguard") @NotBlank String 
 		@DefaultValue @Valid Publisher publisher, @DefaultValue @Valid Claims claims, @DefaultValue @Valid Store store,
 		@DefaultValue @Valid RocksDb rocksdb, @Nullable @Pattern(regexp = "[A-Za-z0-9._-]{1,200}",
 				message = "must be 1 to 200 letters, digits, '.', '_' or '-'") String instanceName,
-		@DefaultValue("latest-wins") ClaimPolicy policy, @Nullable Duration retention) {
+		@DefaultValue("latest-wins") ClaimPolicy policy, @Nullable Duration retention,
+		@DefaultValue("localhost") @Pattern(regexp = "[^\\s/]+", message = "must be a host name or address")
+		String advertisedHost, @Nullable @Min(1) @Max(65535) Integer advertisedPort, @Nullable String stateDir,
+		@DefaultValue("1") @Min(0) @Max(10) int standbyReplicas, @DefaultValue @Valid Metrics metrics) {
 
 	public ValueGuardProperties {
 		if (retention != null && (retention.isNegative() || retention.isZero())) {
@@ -88,6 +99,19 @@ public record ValueGuardProperties(@DefaultValue("valueguard") @NotBlank String 
 			@DefaultValue("6") @Min(1) @Max(10_000) int partitions,
 			@DefaultValue("1") @Min(1) @Max(32) short replicationFactor,
 			@DefaultValue("1") @Min(1) @Max(32) int minInsyncReplicas) {
+
+	}
+
+	/**
+	 * @param recordingLevel Kafka Streams' {@code metrics.recording.level}: {@code INFO} (everything the dashboard and
+	 * alerts need), {@code DEBUG} (adds RocksDB statistics, at a cost: docs/benchmarks.md) or {@code TRACE}
+	 * @param refreshInterval how often the streams clients' metrics are read into Micrometer (new partitions, new
+	 * threads)
+	 */
+	public record Metrics(
+			@DefaultValue("INFO") @Pattern(regexp = "INFO|DEBUG|TRACE",
+					message = "must be INFO, DEBUG or TRACE") String recordingLevel,
+			@DefaultValue("10s") Duration refreshInterval) {
 
 	}
 

@@ -1,11 +1,10 @@
 package io.valueguard.metrics;
 
-import java.time.Duration;
 import java.util.List;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.valueguard.config.ValueGuardProperties;
 
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.Ordered;
@@ -23,9 +22,8 @@ class StreamsMetricsConfiguration {
 	 * Kafka metrics would register every meter twice, with different tags.
 	 */
 	@Bean("binderStreamsListener")
-	StreamsMeterBinder streamsMeterBinder(MeterRegistry registry,
-			@Value("${valueguard.metrics.refresh-interval:10s}") Duration refresh) {
-		return new StreamsMeterBinder(registry, refresh);
+	StreamsMeterBinder streamsMeterBinder(MeterRegistry registry, ValueGuardProperties properties) {
+		return new StreamsMeterBinder(registry, properties.metrics().refreshInterval());
 	}
 
 	@Bean

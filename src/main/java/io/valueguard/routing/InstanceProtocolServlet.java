@@ -53,6 +53,9 @@ final class InstanceProtocolServlet extends HttpServlet {
 
 	private static final Log logger = LogFactory.getLog(InstanceProtocolServlet.class);
 
+	// The instance protocol is a wire format between instances, not a presentation: it must not change with
+	// spring.jackson.* (an instance configured for indented or snake_case API answers still talks to the others in
+	// the one format RemoteInstances reads), so it has a mapper of its own, not Boot's.
 	private static final JsonMapper JSON = JsonMapper.builder().build();
 
 	private static final Map<String, Lookup<?, ?>> LOOKUPS = Map.of(Lookup.BINDINGS.name(), Lookup.BINDINGS,

@@ -19,6 +19,9 @@ public final class ProblemTypes {
 	/** {@code Retry-After} of every 503: a rebalance or a restore usually ends within a few seconds. */
 	public static final String RETRY_AFTER_SECONDS = "2";
 
+	// Problem bodies written outside Spring MVC (filters, the instance protocol) carry four one-word fields, strings and
+	// an int, which no spring.jackson.* naming, inclusion or date setting changes; a mapper of its own lets filters
+	// that run before the context's beans write them.
 	private static final JsonMapper JSON = JsonMapper.builder().build();
 
 	private ProblemTypes() {

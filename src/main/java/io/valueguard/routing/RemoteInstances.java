@@ -68,6 +68,7 @@ class RemoteInstances implements DisposableBean {
 
 	}
 
+	// the instance protocol's own mapper, as InstanceProtocolServlet's: a wire format, independent of spring.jackson.*
 	private static final JsonMapper JSON = JsonMapper.builder().build();
 
 	/** Concurrent calls to one instance; a call that finds them all busy waits up to the connect timeout. */

@@ -28,6 +28,7 @@ import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.fabric8.openshift.api.model.monitoring.v1.PrometheusRule;
 import io.fabric8.openshift.api.model.monitoring.v1.ServiceMonitor;
+import io.valueguard.support.ConfigurationMetadata;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -327,6 +328,43 @@ class HelmChartTests {
 				.isThrownBy(() -> render((template) -> template.set(invalid[0], invalid[1])))
 				.withMessageContaining("schema");
 		}
+	}
+
+	@Test
+	void shouldSetOnlySettingsTheConfigurationMetadataDescribes() {
+		ConfigurationMetadata metadata = ConfigurationMetadata.generated();
+		for (List<HasMetadata> objects : List.of(render(UnaryOperator.identity()), render((template) -> template
+			.withValuesFile(CHART.resolve("ci").resolve("production-values.yaml"))
+			.set("security.basic.existingSecret", "vg-users")))) {
+			List<String> settings = new ArrayList<>();
+			for (ConfigMap map : objects.stream().filter(ConfigMap.class::isInstance).map(ConfigMap.class::cast)
+				.filter((map) -> map.getData().containsKey("application.yml")).toList()) {
+				Map<String, Object> application = new org.yaml.snakeyaml.Yaml().load(map.getData().get("application.yml"));
+				flatten("", application, settings);
+			}
+			assertThat(settings).filteredOn((name) -> name.startsWith("valueguard."))
+				.hasSizeGreaterThan(15)
+				.allSatisfy((name) -> assertThat(metadata.describes(name)).as(name).isTrue());
+			Container container = only(objects, StatefulSet.class).getSpec().getTemplate().getSpec().getContainers()
+				.get(0);
+			assertThat(container.getEnv()).extracting(EnvVar::getName)
+				.filteredOn((name) -> name.startsWith("VALUEGUARD_"))
+				.isNotEmpty()
+				.allSatisfy((name) -> assertThat(metadata.describesEnvironmentVariable(name)).as(name).isTrue());
+		}
+	}
+
+	@SuppressWarnings("unchecked")
+	private static void flatten(String prefix, Map<String, Object> yaml, List<String> names) {
+		yaml.forEach((key, value) -> {
+			String name = prefix.isEmpty() ? key : prefix + "." + key;
+			if (value instanceof Map<?, ?> nested) {
+				flatten(name, (Map<String, Object>) nested, names);
+			}
+			else {
+				names.add(name);
+			}
+		});
 	}
 
 	/** Renders the chart as {@code helm template} does, with an issuer set, as a secured install must have. */

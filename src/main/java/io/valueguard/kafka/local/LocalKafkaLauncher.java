@@ -26,7 +26,7 @@ public class LocalKafkaLauncher implements SmartApplicationListener {
 
 	static final String PROPERTY_SOURCE = "valueguardKafka";
 
-	private static final String ENABLED = "valueguard.embedded-kafka.enabled";
+	private static final String ENABLED = EmbeddedKafkaProperties.PREFIX + ".enabled";
 
 	private static final String BOOTSTRAP = "spring.kafka.bootstrap-servers";
 
@@ -61,15 +61,13 @@ public class LocalKafkaLauncher implements SmartApplicationListener {
 		String fromEnvironmentVariable = environment.getProperty("KAFKA_BOOTSTRAP_SERVERS");
 		boolean configured = environment.containsProperty(BOOTSTRAP) || environment.containsProperty(BINDER_BROKERS)
 				|| fromEnvironmentVariable != null;
-		boolean embedded = environment.getProperty(ENABLED, Boolean.class, !configured);
+		EmbeddedKafkaProperties settings = EmbeddedKafkaProperties.of(environment);
+		boolean embedded = (settings.enabled() != null) ? settings.enabled() : !configured;
 		if (embedded) {
-			int port = environment.getProperty("valueguard.embedded-kafka.port", Integer.class, 9092);
-			if (port == 0) {
-				port = freePort();
-			}
-			int controllerPort = environment.getProperty("valueguard.embedded-kafka.controller-port", Integer.class, 0);
-			derived.put("valueguard.embedded-kafka.port", port);
-			derived.put("valueguard.embedded-kafka.controller-port", (controllerPort != 0) ? controllerPort : freePort());
+			int port = (settings.port() != 0) ? settings.port() : freePort();
+			derived.put(EmbeddedKafkaProperties.PREFIX + ".port", port);
+			derived.put(EmbeddedKafkaProperties.PREFIX + ".controller-port",
+					(settings.controllerPort() != 0) ? settings.controllerPort() : freePort());
 			derived.put(ENABLED, true);
 			derived.put(BOOTSTRAP, "localhost:" + port);
 			derived.put(BINDER_BROKERS, "localhost:" + port);
@@ -89,16 +87,14 @@ public class LocalKafkaLauncher implements SmartApplicationListener {
 	}
 
 	private void startBrokerIfNeeded(ConfigurableApplicationContext context) {
-		ConfigurableEnvironment environment = context.getEnvironment();
-		if (!environment.getProperty(ENABLED, Boolean.class, false)) {
+		// resolved by the first event: enabled or not, with the ports it chose
+		EmbeddedKafkaProperties settings = EmbeddedKafkaProperties.of(context.getEnvironment());
+		if (!Boolean.TRUE.equals(settings.enabled())) {
 			return;
 		}
-		int port = environment.getRequiredProperty("valueguard.embedded-kafka.port", Integer.class);
-		int controllerPort = environment.getRequiredProperty("valueguard.embedded-kafka.controller-port",
-				Integer.class);
-		Path logDir = Path.of(environment.getProperty("valueguard.embedded-kafka.log-dir",
-				System.getProperty("java.io.tmpdir") + "/valueguard-kafka-" + port));
-		LocalKafkaBroker broker = new LocalKafkaBroker(port, controllerPort, logDir).start();
+		Path logDir = Path.of((settings.logDir() != null) ? settings.logDir()
+				: System.getProperty("java.io.tmpdir") + "/valueguard-kafka-" + settings.port());
+		LocalKafkaBroker broker = new LocalKafkaBroker(settings.port(), settings.controllerPort(), logDir).start();
 		// registered first, destroyed last: after the streams and producers that talk to it have closed
 		context.getBeanFactory().registerSingleton("localKafkaBroker", broker);
 		((org.springframework.beans.factory.support.DefaultSingletonBeanRegistry) context.getBeanFactory())
