@@ -20,6 +20,7 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.networking.v1.Ingress;
@@ -43,6 +44,13 @@ class HelmChartTests {
 
 	private static final Path CHART = Path.of("helm", "valueguard");
 
+	/**
+	 * What the rendering tests render: a copy of the chart in which the test hook is an ordinary Pod (helm template
+	 * leaves hooks out) and without Chart.yaml's kubeVersion, since helm-java's template assumes Kubernetes 1.20 and
+	 * takes no other; {@link #shouldRequireAKubernetesThatHasEveryFieldItRenders} checks the real one.
+	 */
+	private static final Path RENDERED = renderableCopy();
+
 	private static final KubernetesSerialization KUBERNETES = new KubernetesSerialization();
 
 	private static final String ISSUER = "https://login.example.com/realms/platform";
@@ -60,9 +68,10 @@ class HelmChartTests {
 
 		assertThat(objects).extracting(HasMetadata::getKind)
 			.containsExactlyInAnyOrder("ServiceAccount", "ConfigMap", "Service", "Service", "StatefulSet",
-					"PodDisruptionBudget", "NetworkPolicy");
+					"PodDisruptionBudget", "NetworkPolicy", "Pod");
 		StatefulSet statefulSet = only(objects, StatefulSet.class);
 		assertThat(statefulSet.getSpec().getReplicas()).isEqualTo(3);
+		assertThat(statefulSet.getSpec().getPersistentVolumeClaimRetentionPolicy().getWhenDeleted()).isEqualTo("Retain");
 		assertThat(statefulSet.getSpec().getServiceName()).isEqualTo("vg-valueguard-headless");
 		Container container = statefulSet.getSpec().getTemplate().getSpec().getContainers().get(0);
 		assertThat(container.getImage()).isEqualTo("valueguard/valueguard:0.1.0");
@@ -143,11 +152,115 @@ class HelmChartTests {
 	}
 
 	@Test
-	void shouldShipHelmTestThatChecksReadiness() throws Exception {
-		// helm template leaves test hooks out, so the hook is checked as the chart ships it
-		String test = java.nio.file.Files.readString(CHART.resolve("templates/tests/test-readiness.yaml"));
+	void shouldShipAnEndToEndHelmTest() {
+		Pod open = testPod(new Helm(RENDERED).template().withName("vg").withNamespace("data")
+			.set("security.requireAuthentication", "false").set("replicaCount", "4").call());
+		Container claim = open.getSpec().getContainers().get(0);
+		assertThat(env(claim, "FIRST").getValue()).isEqualTo("http://vg-valueguard-0.vg-valueguard-headless.data.svc:8080");
+		assertThat(env(claim, "LAST").getValue()).isEqualTo("http://vg-valueguard-3.vg-valueguard-headless.data.svc:8080");
+		assertThat(env(claim, "SECURED").getValue()).isEqualTo("false");
+		assertThat(String.join("\n", claim.getCommand())).contains("?wait=30s", "\"$LAST/api/bindings/$key\"",
+				"erase=true", "\"outcome\":\"ERASED\"");
+		assertThat(open.getMetadata().getLabels()).containsEntry("vg-valueguard-client", "true");
 
-		assertThat(test).contains("helm.sh/hook: test", "/actuator/health/readiness", "readOnlyRootFilesystem: true");
+		Pod secured = testPod(new Helm(RENDERED).template().withName("vg").withNamespace("data")
+			.set("security.jwt.issuerUri", ISSUER).set("tests.authorizationSecret", "vg-test-token")
+			.set("tls.enabled", "true").set("tls.existingSecret", "vg-tls").call());
+		Container securedClaim = secured.getSpec().getContainers().get(0);
+		assertThat(env(securedClaim, "SECURED").getValue()).isEqualTo("true");
+		assertThat(env(securedClaim, "AUTHORIZATION").getValueFrom().getSecretKeyRef().getName())
+			.isEqualTo("vg-test-token");
+		assertThat(env(securedClaim, "FIRST").getValue()).startsWith("https://");
+		assertThat(String.join("\n", securedClaim.getCommand())).contains("--cacert /etc/valueguard/tls/ca.crt");
+		assertThat(secured.getSpec().getVolumes()).extracting((volume) -> volume.getSecret().getSecretName())
+			.containsExactly("vg-tls");
+	}
+
+	@Test
+	void shouldRequireAKubernetesThatHasEveryFieldItRenders() throws Exception {
+		// persistentVolumeClaimRetentionPolicy: beta and on by default from 1.27; policy/v1 PDBs from 1.21
+		assertThat(Files.readString(CHART.resolve("Chart.yaml"))).contains("kubeVersion: \">=1.27.0-0\"");
+	}
+
+	private static Path renderableCopy() {
+		try {
+			Path copy = Files.createTempDirectory("valueguard-chart").resolve("valueguard");
+			try (var files = Files.walk(CHART)) {
+				for (Path file : files.toList()) {
+					Path target = copy.resolve(CHART.relativize(file).toString());
+					if (Files.isDirectory(file)) {
+						Files.createDirectories(target);
+					}
+					else {
+						Files.writeString(target, Files.readString(file)
+							.replace("helm.sh/hook: test", "test-hook: test")
+							.replaceAll("(?m)^kubeVersion: .*$", ""));
+					}
+				}
+			}
+			return copy;
+		}
+		catch (java.io.IOException ex) {
+			throw new java.io.UncheckedIOException(ex);
+		}
+	}
+
+	private static Pod testPod(String manifests) {
+		return Arrays.stream(manifests.split("(?m)^---\\s*$"))
+			.filter((document) -> document.contains("name: vg-valueguard-test-claim"))
+			.map((document) -> (Pod) KUBERNETES.unmarshal(document))
+			.findFirst()
+			.orElseThrow();
+	}
+
+	@Test
+	void shouldRenderTheOperatorsValues() {
+		List<HasMetadata> objects = render((template) -> template
+			.set("topologySpreadConstraints[0].maxSkew", "1")
+			.set("topologySpreadConstraints[0].topologyKey", "topology.kubernetes.io/zone")
+			.set("topologySpreadConstraints[0].whenUnsatisfiable", "ScheduleAnyway")
+			.set("priorityClassName", "data-critical")
+			.set("extraVolumes[0].name", "certs").set("extraVolumes[0].emptyDir.medium", "Memory")
+			.set("extraVolumeMounts[0].name", "certs").set("extraVolumeMounts[0].mountPath", "/certs")
+			.set("extraContainers[0].name", "proxy").set("extraContainers[0].image", "envoyproxy/envoy:v1.31")
+			.set("initContainers[0].name", "wait").set("initContainers[0].image", "busybox:1.36")
+			.set("persistence.retentionPolicy.whenScaled", "Delete")
+			.set("probes.liveness.timeoutSeconds", "5").set("probes.startup.initialDelaySeconds", "20")
+			.set("metrics.serviceMonitor.enabled", "true").set("metrics.serviceMonitor.scrapeTimeout", "20s")
+			.set("metrics.serviceMonitor.relabelings[0].targetLabel", "team")
+			.set("metrics.serviceMonitor.relabelings[0].replacement", "platform")
+			.set("metrics.serviceMonitor.metricRelabelings[0].action", "drop")
+			.set("metrics.serviceMonitor.metricRelabelings[0].sourceLabels[0]", "__name__")
+			.set("metrics.serviceMonitor.metricRelabelings[0].regex", "kafka_producer_node_.*")
+			.set("grafana.dashboard.enabled", "true").set("grafana.dashboard.folder", "Data platform"));
+
+		StatefulSet statefulSet = only(objects, StatefulSet.class);
+		var pod = statefulSet.getSpec().getTemplate().getSpec();
+		assertThat(pod.getTopologySpreadConstraints()).singleElement().satisfies((constraint) -> {
+			assertThat(constraint.getTopologyKey()).isEqualTo("topology.kubernetes.io/zone");
+			assertThat(constraint.getLabelSelector().getMatchLabels())
+				.containsEntry("app.kubernetes.io/name", "valueguard");
+		});
+		assertThat(pod.getPriorityClassName()).isEqualTo("data-critical");
+		assertThat(pod.getVolumes()).extracting((volume) -> volume.getName()).contains("certs");
+		assertThat(pod.getContainers()).extracting(Container::getName).containsExactly("valueguard", "proxy");
+		assertThat(pod.getContainers().get(0).getVolumeMounts()).extracting((mount) -> mount.getMountPath())
+			.contains("/certs");
+		assertThat(pod.getInitContainers()).extracting(Container::getName).containsExactly("wait");
+		assertThat(pod.getContainers().get(0).getLivenessProbe().getTimeoutSeconds()).isEqualTo(5);
+		assertThat(pod.getContainers().get(0).getStartupProbe().getInitialDelaySeconds()).isEqualTo(20);
+		assertThat(statefulSet.getSpec().getPersistentVolumeClaimRetentionPolicy().getWhenScaled()).isEqualTo("Delete");
+		assertThat(statefulSet.getSpec().getPersistentVolumeClaimRetentionPolicy().getWhenDeleted())
+			.isEqualTo("Retain");
+		var endpoint = only(objects, ServiceMonitor.class).getSpec().getEndpoints().get(0);
+		assertThat(endpoint.getScrapeTimeout()).isEqualTo("20s");
+		assertThat(endpoint.getRelabelings()).singleElement()
+			.satisfies((relabel) -> assertThat(relabel.getTargetLabel()).isEqualTo("team"));
+		assertThat(endpoint.getMetricRelabelings()).singleElement()
+			.satisfies((relabel) -> assertThat(relabel.getAction()).isEqualTo("drop"));
+		ConfigMap dashboard = objects.stream().filter(ConfigMap.class::isInstance).map(ConfigMap.class::cast)
+			.filter((map) -> map.getData().containsKey("valueguard.json")).findFirst().orElseThrow();
+		assertThat(dashboard.getMetadata().getAnnotations()).containsEntry("grafana_folder", "Data platform");
 	}
 
 	@Test
@@ -271,10 +384,12 @@ class HelmChartTests {
 		assertThat(policy.getSpec().getIngress()).hasSize(2);
 		var api = policy.getSpec().getIngress().get(0);
 		assertThat(api.getPorts()).singleElement().satisfies((port) -> assertThat(port.getPort().getStrVal()).isEqualTo("http"));
-		assertThat(api.getFrom()).hasSize(2);
+		assertThat(api.getFrom()).hasSize(3);
 		assertThat(api.getFrom().get(0).getNamespaceSelector().getMatchLabels()).containsEntry("team", "checkout");
 		assertThat(api.getFrom().get(1).getPodSelector().getMatchLabels())
 			.containsEntry("app.kubernetes.io/instance", "vg");
+		// the helm test claims through the API
+		assertThat(api.getFrom().get(2).getPodSelector().getMatchLabels()).containsEntry("vg-valueguard-client", "true");
 		var management = policy.getSpec().getIngress().get(1);
 		assertThat(management.getPorts()).singleElement()
 			.satisfies((port) -> assertThat(port.getPort().getStrVal()).isEqualTo("management"));
@@ -373,7 +488,7 @@ class HelmChartTests {
 	}
 
 	private static List<HasMetadata> renderBare(UnaryOperator<TemplateCommand> options) {
-		String manifests = options.apply(new Helm(CHART).template().withName("vg").withNamespace("data")).call();
+		String manifests = options.apply(new Helm(RENDERED).template().withName("vg").withNamespace("data")).call();
 		List<HasMetadata> objects = new ArrayList<>();
 		for (String document : manifests.split("(?m)^---\\s*$")) {
 			if (document.lines().allMatch((line) -> line.isBlank() || line.startsWith("#"))) {
