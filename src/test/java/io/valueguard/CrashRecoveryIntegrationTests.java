@@ -82,9 +82,22 @@ class CrashRecoveryIntegrationTests {
 
 	}
 
+	/** Every build: the default rule, and first-wins with retention (the two rules' and retention's code paths). */
 	@ParameterizedTest
-	@EnumSource(Scenario.class)
+	@EnumSource(value = Scenario.class, names = { "LATEST_WINS", "FIRST_WINS_WITH_RETENTION" })
 	void shouldReachFinalStateExactlyOnceWhenKilledMidTransaction(Scenario scenario) throws Exception {
+		killMidTransaction(scenario);
+	}
+
+	/** With the long suites ({@code scripts/fault-suite.sh}): latest-wins with retention. */
+	@ParameterizedTest
+	@EnumSource(value = Scenario.class, names = "LATEST_WINS_WITH_RETENTION")
+	@Tag("long")
+	void shouldReachFinalStateExactlyOnceWhenKilledMidTransactionWithRetention(Scenario scenario) throws Exception {
+		killMidTransaction(scenario);
+	}
+
+	private void killMidTransaction(Scenario scenario) throws Exception {
 		// a parameterized test gets no broker parameter: the class's broker, from the condition that started it
 		EmbeddedKafkaBroker broker = EmbeddedKafkaCondition.getBroker();
 		ClaimPolicy policy = scenario.policy;

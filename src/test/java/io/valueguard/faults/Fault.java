@@ -30,10 +30,12 @@ record Fault(Kind kind, int instance) {
 
 	}
 
-	// every kind once in the first six, so that the short suite of ./mvnw verify has each
-	private static final List<Kind> ROUND = List.of(Kind.KILL_INSTANCE, Kind.KILL_BROKER, Kind.KILL_INSTANCE_WIPED,
-			Kind.PAUSE_BROKER, Kind.PAUSE_INSTANCE, Kind.BROKER_OUTAGE, Kind.KILL_INSTANCE, Kind.KILL_INSTANCE_WIPED,
-			Kind.PAUSE_INSTANCE, Kind.KILL_BROKER);
+	// Every kind once in the first six. The short suite of ./mvnw verify runs the first five: a wiped restart is what
+	// any restart after SIGKILL is under exactly-once (no checkpoint, so Kafka Streams restores the stores from
+	// scratch), and the long suite runs it as a kind of its own.
+	private static final List<Kind> ROUND = List.of(Kind.KILL_INSTANCE, Kind.KILL_BROKER, Kind.PAUSE_BROKER,
+			Kind.PAUSE_INSTANCE, Kind.BROKER_OUTAGE, Kind.KILL_INSTANCE_WIPED, Kind.KILL_INSTANCE,
+			Kind.KILL_INSTANCE_WIPED, Kind.PAUSE_INSTANCE, Kind.KILL_BROKER);
 
 	/** {@code count} faults: rounds of every kind (instance kills half of them wiped), each on a random instance. */
 	static List<Fault> plan(int count, Random random) {

@@ -30,8 +30,8 @@ import static org.awaitility.Awaitility.await;
  * may ever have reached ERROR. It prints, for each fault, how long strict lookups failed and how long until every
  * instance was ready again.
  * <p>
- * Size: {@code -Dvalueguard.faults.claims} (default 35,000) and {@code -Dvalueguard.faults.count} (default 6: every kind
- * of fault once);
+ * Size: {@code -Dvalueguard.faults.claims} (default 35,000) and {@code -Dvalueguard.faults.count} (default 5: every kind
+ * of fault once but the wiped restart, see {@link Fault});
  * {@code scripts/fault-suite.sh} runs the long version.
  */
 @Tag("integration")
@@ -49,7 +49,7 @@ class FaultToleranceIntegrationTests {
 
 	private final int claims = Integer.getInteger("valueguard.faults.claims", 35_000);
 
-	private final int faults = Integer.getInteger("valueguard.faults.count", 6);
+	private final int faults = Integer.getInteger("valueguard.faults.count", 5);
 
 	private final long seed = Long.getLong("valueguard.faults.seed", System.nanoTime());
 
