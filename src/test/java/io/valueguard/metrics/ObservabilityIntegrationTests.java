@@ -5,12 +5,15 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
 import ch.qos.logback.classic.LoggerContext;
 import io.valueguard.ValueGuardApplication;
 import io.valueguard.support.ApiClient;
+import io.valueguard.support.DashboardQueries;
 import io.valueguard.support.FreePorts;
 import io.valueguard.support.KafkaProbe;
 import io.valueguard.support.PromQlNames;
@@ -181,23 +184,8 @@ class ObservabilityIntegrationTests {
 	@Test
 	@Order(3)
 	void shouldBeScrapedByRealPrometheus() throws Exception {
-		Path prometheus = onPath("prometheus");
 		int prometheusPort = FreePorts.next();
-		Path config = work.resolve("prometheus.yml");
-		Files.writeString(config, """
-				global:
-				  scrape_interval: 1s
-				scrape_configs:
-				  - job_name: valueguard
-				    metrics_path: /actuator/prometheus
-				    static_configs:
-				      - targets: ["127.0.0.1:%d"]
-				""".formatted(port));
-		Process server = new ProcessBuilder(prometheus.toString(), "--config.file=" + config,
-				"--storage.tsdb.path=" + work.resolve("tsdb"), "--web.listen-address=127.0.0.1:" + prometheusPort)
-			.redirectErrorStream(true)
-			.redirectOutput(work.resolve("prometheus.log").toFile())
-			.start();
+		Process server = prometheus("first", prometheusPort, "");
 		try {
 			ApiClient prometheusApi = new ApiClient(prometheusPort);
 			String query = URLEncoder.encode("valueguard_key_stage_records_total{outcome=\"claimed\"}",
@@ -232,6 +220,96 @@ class ObservabilityIntegrationTests {
 			assertThat(scrape.values("kafka_stream_state_estimate_num_keys", "store=\"bindings\"")).isNotEmpty();
 		});
 		assertThat(api.owner("v0").json().get("key").asString()).isEqualTo("k5");
+	}
+
+	/**
+	 * After a workload with claims, evictions, a DLQ record and a restore (the instance of {@link Order} 4), a real
+	 * Prometheus scrapes the instance as a Kubernetes install would label it, and evaluates every query of every panel
+	 * of the dashboard, with its variables expanded as Grafana would for "All": each must return a series, except the
+	 * panels whose description says they show only rare events. The alert rules run in the same Prometheus (with
+	 * their hold durations cut to seconds): each must evaluate without error, and the DLQ alert must fire.
+	 */
+	@Test
+	@Order(5)
+	void shouldShowDataInEveryPanelAndFireTheAlertsTheWorkloadTriggers() throws Exception {
+		for (int i = 0; i < 6; i++) {
+			api.claim("d" + i, "w" + (i % 3));
+		}
+		try (KafkaProbe kafka = new KafkaProbe(brokers)) {
+			kafka.send("valueguard.claims", utf8("poison"), new byte[] { (byte) 0xFF }, System.currentTimeMillis());
+		}
+		Path rules = work.resolve("alerts.yaml");
+		Files.writeString(rules, Files.readString(Path.of("helm", "valueguard", "rules", "valueguard-alerts.yaml"))
+			.replaceAll("(?m)^(\\s+for:) .*$", "$1 2s"));
+		int prometheusPort = FreePorts.next();
+		Process server = prometheus("panels", prometheusPort, """
+				rule_files: ["%s"]
+				""".formatted(rules.toAbsolutePath()));
+		try {
+			ApiClient prometheus = new ApiClient(prometheusPort);
+			List<DashboardQueries.Query> queries = DashboardQueries.of(
+					Path.of("helm", "valueguard", "dashboards", "valueguard.json"),
+					Map.of("namespace", "valueguard", "instance", ".*", "store", ".*"), "1m");
+			assertThat(queries).hasSizeGreaterThan(25);
+			await("every panel shows data").atMost(PATIENCE).pollInterval(Duration.ofSeconds(2)).untilAsserted(() -> {
+				for (DashboardQueries.Query query : queries) {
+					JsonNode answer = prometheus.get("/api/v1/query?query="
+							+ URLEncoder.encode(query.expression(), StandardCharsets.UTF_8)).json();
+					assertThat(answer.get("status").asString()).as(query.panel()).isEqualTo("success");
+					if (!query.rare()) {
+						assertThat(answer.get("data").get("result").size()).as(query.panel() + ": " + query.expression())
+							.isPositive();
+					}
+				}
+			});
+			// a rate needs the counter to grow while Prometheus watches: one more poison record now
+			try (KafkaProbe kafka = new KafkaProbe(brokers)) {
+				kafka.send("valueguard.claims", utf8("poison"), new byte[] { (byte) 0xFE }, System.currentTimeMillis());
+			}
+			await("the DLQ alert fires").atMost(PATIENCE).untilAsserted(() -> {
+				JsonNode groups = prometheus.get("/api/v1/rules").json().get("data").get("groups");
+				assertThat(groups).isNotEmpty();
+				for (JsonNode group : groups) {
+					for (JsonNode rule : group.get("rules")) {
+						assertThat(rule.get("health").asString()).as(rule.get("name").asString() + " "
+								+ rule.path("lastError").asString()).isEqualTo("ok");
+					}
+				}
+				JsonNode alerts = prometheus.get("/api/v1/alerts").json().get("data").get("alerts");
+				assertThat(alerts).anySatisfy((alert) -> {
+					assertThat(alert.get("labels").get("alertname").asString()).isEqualTo("ValueGuardDeadLetters");
+					assertThat(alert.get("state").asString()).isEqualTo("firing");
+				});
+			});
+		}
+		finally {
+			server.destroy();
+			server.waitFor();
+		}
+	}
+
+	/** A real Prometheus that scrapes the instance every second, labelled as a Kubernetes install labels it. */
+	private static Process prometheus(String name, int prometheusPort, String extra) throws Exception {
+		Path prometheus = onPath("prometheus");
+		Path config = work.resolve(name + "-prometheus.yml");
+		Files.writeString(config, """
+				global:
+				  scrape_interval: 1s
+				  evaluation_interval: 1s
+				%s
+				scrape_configs:
+				  - job_name: valueguard
+				    metrics_path: /actuator/prometheus
+				    static_configs:
+				      - targets: ["127.0.0.1:%d"]
+				        labels:
+				          namespace: valueguard
+				""".formatted(extra, port));
+		return new ProcessBuilder(prometheus.toString(), "--config.file=" + config,
+				"--storage.tsdb.path=" + work.resolve(name + "-tsdb"), "--web.listen-address=127.0.0.1:" + prometheusPort)
+			.redirectErrorStream(true)
+			.redirectOutput(work.resolve(name + "-prometheus.log").toFile())
+			.start();
 	}
 
 	private static Scrape scrape() {
