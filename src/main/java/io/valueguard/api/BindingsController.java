@@ -83,7 +83,8 @@ class BindingsController {
 	ResponseEntity<?> claim(@PathVariable String key, @RequestBody(required = false) byte @Nullable [] value,
 			@Parameter(description = WAIT) @RequestParam(required = false) @Nullable String wait) {
 		Duration patience = Responses.wait(wait, this.properties);
-		ClaimPublisher.Receipt receipt = this.publisher.publish(key, text(value));
+		ClaimPublisher.Receipt receipt = (patience != null) ? this.publisher.publishWaitedFor(key, text(value))
+				: this.publisher.publish(key, text(value));
 		Ruling ruling = (patience != null) ? this.rulings.awaitClaim(receipt, patience) : null;
 		return (ruling != null) ? ResponseEntity.ok(ruling) : accepted(key, receipt);
 	}

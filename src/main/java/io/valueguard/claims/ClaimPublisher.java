@@ -72,7 +72,7 @@ public class ClaimPublisher {
 
 	private final Duration sendTimeout;
 
-	private static final byte[] ERASE = "true".getBytes(StandardCharsets.UTF_8);
+	private static final byte[] FLAG = "true".getBytes(StandardCharsets.UTF_8);
 
 	/** Whether the last write failed: failures are logged when they start and end, not once per request. */
 	private final AtomicBoolean failing = new AtomicBoolean();
@@ -87,7 +87,15 @@ public class ClaimPublisher {
 
 	/** Claims {@code value} for {@code key}, or gives up whatever the key holds when {@code value} is null. */
 	public Receipt publish(String key, @Nullable String value) {
-		return send(key, value, false);
+		return send(key, value, false, false);
+	}
+
+	/**
+	 * The same, for a caller that waits for the ruling ({@code ?wait=}): the record carries the header
+	 * {@code valueguard.waiting}, so that the key stage commits it at once rather than at its next scheduled commit.
+	 */
+	public Receipt publishWaitedFor(String key, @Nullable String value) {
+		return send(key, value, false, true);
 	}
 
 	/**
@@ -95,18 +103,18 @@ public class ClaimPublisher {
 	 * "Erasure").
 	 */
 	public Receipt erase(String key) {
-		return send(key, null, true);
+		return send(key, null, true, false);
 	}
 
-	private Receipt send(String key, @Nullable String value, boolean erase) {
+	private Receipt send(String key, @Nullable String value, boolean erase, boolean waitedFor) {
 		ClaimRejection rejection = this.validator.validateText(key, value);
 		if (rejection != null) {
 			throw new InvalidClaimException(rejection);
 		}
 		try {
 			String record = (value != null) ? this.format.write(value) : null;
-			SendResult<String, String> result = (erase ? this.template.send(erasure(key))
-					: this.template.send(this.topic, key, record))
+			SendResult<String, String> result = ((erase || waitedFor) ? this.template.send(withHeaders(key, record,
+					erase, waitedFor)) : this.template.send(this.topic, key, record))
 				.get(this.sendTimeout.toMillis(), TimeUnit.MILLISECONDS);
 			RecordMetadata metadata = result.getRecordMetadata();
 			if (this.failing.compareAndSet(true, false)) {
@@ -132,10 +140,16 @@ public class ClaimPublisher {
 		}
 	}
 
-	private ProducerRecord<String, String> erasure(String key) {
-		ProducerRecord<String, String> tombstone = new ProducerRecord<>(this.topic, key, null);
-		tombstone.headers().add(ErasureRequest.HEADER, ERASE);
-		return tombstone;
+	private ProducerRecord<String, String> withHeaders(String key, @Nullable String value, boolean erase,
+			boolean waitedFor) {
+		ProducerRecord<String, String> record = new ProducerRecord<>(this.topic, key, value);
+		if (erase) {
+			record.headers().add(ClaimHeaders.ERASE, FLAG);
+		}
+		if (waitedFor) {
+			record.headers().add(ClaimHeaders.WAITING, FLAG);
+		}
+		return record;
 	}
 
 	private PublishFailedException failed(String message, @Nullable Throwable cause) {

@@ -10,6 +10,7 @@ import io.valueguard.messages.ForeignRecords;
 import io.valueguard.messages.KeyPartitions;
 import io.valueguard.messages.OwnerCommand;
 import io.valueguard.messages.VerdictBatch;
+import io.valueguard.store.CommitThrottle;
 import io.valueguard.store.Outbox;
 import io.valueguard.store.Retention;
 import io.valueguard.store.StageStores;
@@ -60,13 +61,13 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 			int commandPartitions) {
 		StageStores<KeyClaim, CommandBatch.Entry> stores = StageStores.of(settings.type().supplier(STORE),
 				new KeyClaim.Serde(), settings.recentEntries(), OUTBOX, settings.compaction());
-		CommitThrottle promptEvictions = new CommitThrottle();
+		CommitThrottle promptCommits = new CommitThrottle();
 		return new ProcessorSupplier<>() {
 
 			@Override
 			public Processor<Object, Object, Object, Object> get() {
 				return new KeyStageProcessor(stores, validator, events, policy, retention, commandPartitions,
-						promptEvictions);
+						promptCommits);
 			}
 
 			@Override
@@ -89,7 +90,7 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 
 	private final int commandPartitions;
 
-	private final CommitThrottle promptEvictions;
+	private final CommitThrottle promptCommits;
 
 	private long commitInterval;
 
@@ -101,14 +102,14 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 
 	private KeyStageProcessor(StageStores<KeyClaim, CommandBatch.Entry> stores, ClaimValidator validator,
 			KeyStageEvents events, ClaimPolicy policy, Retention retention, int commandPartitions,
-			CommitThrottle promptEvictions) {
+			CommitThrottle promptCommits) {
 		this.stores = stores;
 		this.validator = validator;
 		this.events = events;
 		this.policy = policy;
 		this.retention = retention;
 		this.commandPartitions = commandPartitions;
-		this.promptEvictions = promptEvictions;
+		this.promptCommits = promptCommits;
 	}
 
 	@Override
@@ -137,7 +138,7 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 			return;
 		}
 		int partition = this.context.taskId().partition();
-		if (ErasureRequest.isErasure(record.headers())) {
+		if (ClaimHeaders.isErasure(record.headers())) {
 			if (validation.value() != null) {
 				deadLetter(record, ClaimRejection.ERASE_NOT_TOMBSTONE);
 				return;
@@ -148,6 +149,10 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 		KeyStage.Outcome outcome = this.stage.apply(validation.key(), validation.value(), record.timestamp(),
 				partition, this.context.currentStreamTimeMs());
 		this.events.keyStage(outcome);
+		if (outcome == KeyStage.Outcome.CLAIMED && ClaimHeaders.isWaitedFor(record.headers())) {
+			// someone waits for the ruling, which needs the command out of this task's transaction now
+			commitPromptly();
+		}
 		if (outcome == KeyStage.Outcome.TOO_OLD) {
 			deadLetter(record, ClaimRejection.CLAIM_TOO_OLD);
 		}
@@ -182,7 +187,14 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 			this.events.keyStage(outcome);
 		}
 		// an eviction, a grant or an erasure's end is waited for (docs/design.md, "An eviction takes three commits")
-		if (changed && this.promptEvictions.commitNow(now, this.commitInterval)) {
+		if (changed) {
+			commitPromptly();
+		}
+	}
+
+	/** Asks Kafka Streams to commit after this record, at most once per commit interval for the whole stage. */
+	private void commitPromptly() {
+		if (this.promptCommits.commitNow(this.context.currentSystemTimeMs(), this.commitInterval)) {
 			this.context.commit();
 		}
 	}

@@ -8,12 +8,14 @@ import io.valueguard.config.ValueGuardProperties;
 import io.valueguard.messages.CommandBatch;
 import io.valueguard.messages.ForeignRecords;
 import io.valueguard.messages.VerdictBatch;
+import io.valueguard.store.CommitThrottle;
 import io.valueguard.store.Outbox;
 import io.valueguard.store.Retention;
 import io.valueguard.store.StageStores;
 import io.valueguard.store.StoreTable;
 import io.valueguard.store.WriteBehindTable;
 import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.ProcessorSupplier;
@@ -40,6 +42,7 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 			ValueGuardProperties.Store settings, ClaimPolicy policy, Retention retention) {
 		StageStores<Owner, VerdictBatch.Entry> stores = StageStores.of(settings.type().supplier(STORE),
 				new Owner.Serde(), settings.recentEntries(), OUTBOX, settings.compaction());
+		CommitThrottle promptCommits = new CommitThrottle();
 		StoreBuilder<KeyValueStore<String, Erasure>> erasures = Stores.keyValueStoreBuilder(
 				settings.type().supplier(ERASURES), Serdes.String(), new Erasure.Serde())
 			.withLoggingEnabled(settings.compaction());
@@ -47,7 +50,7 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 
 			@Override
 			public Processor<String, CommandBatch, String, VerdictBatch> get() {
-				return new ValueStageProcessor(stores, events, policy, retention);
+				return new ValueStageProcessor(stores, events, policy, retention, promptCommits);
 			}
 
 			@Override
@@ -68,21 +71,27 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 
 	private final Retention retention;
 
+	private final CommitThrottle promptCommits;
+
+	private long commitInterval;
+
 	private @Nullable ProcessorContext<String, VerdictBatch> context;
 
 	private @Nullable ValueStage stage;
 
 	private ValueStageProcessor(StageStores<Owner, VerdictBatch.Entry> stores, ValueStageEvents events,
-			ClaimPolicy policy, Retention retention) {
+			ClaimPolicy policy, Retention retention, CommitThrottle promptCommits) {
 		this.stores = stores;
 		this.events = events;
 		this.policy = policy;
 		this.retention = retention;
+		this.promptCommits = promptCommits;
 	}
 
 	@Override
 	public void init(ProcessorContext<String, VerdictBatch> context) {
 		this.context = context;
+		this.commitInterval = ((Number) context.appConfigs().get(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG)).longValue();
 		WriteBehindTable<String, Owner> owners = this.stores.connect(context);
 		Outbox<VerdictBatch.Entry> outbox = this.stores.outbox(context);
 		outbox.connect(context, (partition, entries, timestamp) -> context
@@ -110,6 +119,7 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 			skipForeign("value");
 			return;
 		}
+		boolean travelsBack = false;
 		for (CommandBatch.Entry entry : record.value().entries()) {
 			// a command in the single-message format names its value in the record key
 			String value = (entry.value() != null) ? entry.value() : record.key();
@@ -117,7 +127,14 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 				skipForeign("key");
 				continue;
 			}
-			this.events.valueStage(this.stage.apply(value, entry.command(), this.context.currentStreamTimeMs()));
+			ValueStage.Outcome outcome = this.stage.apply(value, entry.command(), this.context.currentStreamTimeMs());
+			this.events.valueStage(outcome);
+			// under first-wins the key learns its ruling only from the verdict, which leaves with the commit
+			travelsBack |= outcome == ValueStage.Outcome.REFUSED
+					|| (this.policy == ClaimPolicy.FIRST_WINS && outcome == ValueStage.Outcome.OWNED);
+		}
+		if (travelsBack && this.promptCommits.commitNow(this.context.currentSystemTimeMs(), this.commitInterval)) {
+			this.context.commit();
 		}
 	}
 

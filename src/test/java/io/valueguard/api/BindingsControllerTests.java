@@ -186,7 +186,7 @@ class BindingsControllerTests {
 	@Test
 	void shouldAnswerTheRulingWhenAskedToWait() throws Exception {
 		ClaimPublisher.Receipt receipt = new ClaimPublisher.Receipt("bob", "phone", "valueguard.claims", 1, 7, 2000);
-		given(this.publisher.publish("bob", "phone")).willReturn(receipt);
+		given(this.publisher.publishWaitedFor("bob", "phone")).willReturn(receipt);
 		given(this.rulings.awaitClaim(receipt, java.time.Duration.ofSeconds(5))).willReturn(new Ruling("bob", "phone",
 				2000, Ruling.Outcome.LOST, new Ruling.Holder("alice", 3000)));
 

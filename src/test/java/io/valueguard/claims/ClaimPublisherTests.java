@@ -47,7 +47,20 @@ class ClaimPublisherTests {
 			.isEqualTo(new ClaimPublisher.Receipt("mallory", null, "valueguard.claims", 1, 7, 99));
 		assertThat(sent.getValue().key()).isEqualTo("mallory");
 		assertThat(sent.getValue().value()).isNull();
-		assertThat(sent.getValue().headers().lastHeader(ErasureRequest.HEADER)).isNotNull();
+		assertThat(sent.getValue().headers().lastHeader(ClaimHeaders.ERASE)).isNotNull();
+	}
+
+	@Test
+	void shouldMarkAClaimSomeoneWaitsForSoThatTheKeyStageCommitsItAtOnce() {
+		RecordMetadata metadata = new RecordMetadata(new TopicPartition("valueguard.claims", 0), 3, 0, 77, 5, 5);
+		ArgumentCaptor<ProducerRecord<String, String>> sent = ArgumentCaptor.captor();
+		given(this.template.send(sent.capture())).willAnswer((invocation) -> CompletableFuture
+			.completedFuture(new SendResult<>(invocation.getArgument(0), metadata)));
+
+		assertThat(this.publisher.publishWaitedFor("alice", "phone").offset()).isEqualTo(3);
+		assertThat(sent.getValue().value()).isEqualTo("phone");
+		assertThat(sent.getValue().headers().lastHeader(ClaimHeaders.WAITING)).isNotNull();
+		assertThat(sent.getValue().headers().lastHeader(ClaimHeaders.ERASE)).isNull();
 	}
 
 	@Test

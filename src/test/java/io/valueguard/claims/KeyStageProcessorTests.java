@@ -1,5 +1,6 @@
 package io.valueguard.claims;
 
+import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -11,6 +12,7 @@ import io.valueguard.store.Outbox;
 import io.valueguard.store.Retention;
 import io.valueguard.store.WriteBehindTable;
 import io.valueguard.support.TestProperties;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.processor.TaskId;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -96,6 +98,31 @@ class KeyStageProcessorTests {
 
 		verify(first, times(1)).commit();
 		verify(second, never()).commit();
+	}
+
+	@Test
+	void shouldAskForACommitWhenSomeoneWaitsForTheClaimsRuling() {
+		ProcessorContext<Object, Object> context = context(0);
+		Processor<Object, Object, Object, Object> processor = started(context);
+
+		claim(processor, "dan", false, 1_000);
+		verify(context, never()).commit();
+		claim(processor, "eve", true, 2_000);
+		verify(context, times(1)).commit();
+		// within the same interval as that commit: the scheduled one will do
+		claim(processor, "fay", true, 2_000 + COMMIT_INTERVAL - 1);
+		verify(context, times(1)).commit();
+	}
+
+	/** Processes a raw claims record of {@code key}, with the waiting header or without. */
+	private void claim(Processor<Object, Object, Object, Object> processor, String key, boolean waitedFor, long now) {
+		this.now = now;
+		RecordHeaders headers = new RecordHeaders();
+		if (waitedFor) {
+			headers.add(ClaimHeaders.WAITING, "true".getBytes(StandardCharsets.UTF_8));
+		}
+		processor.process(new Record<>(key.getBytes(StandardCharsets.UTF_8),
+				("desk-" + key).getBytes(StandardCharsets.UTF_8), now, headers));
 	}
 
 	private Processor<Object, Object, Object, Object> started(ProcessorContext<Object, Object> context) {

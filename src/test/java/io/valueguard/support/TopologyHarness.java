@@ -11,7 +11,7 @@ import io.valueguard.claims.EvictionEvent;
 import io.valueguard.claims.EvictionEventSerde;
 import io.valueguard.claims.KeyClaim;
 import io.valueguard.claims.KeyStageEvents;
-import io.valueguard.claims.ErasureRequest;
+import io.valueguard.claims.ClaimHeaders;
 import io.valueguard.claims.KeyStageTopology;
 import io.valueguard.config.ValueGuardProperties;
 import io.valueguard.messages.CommandBatch;
@@ -149,7 +149,7 @@ public final class TopologyHarness implements AutoCloseable {
 	public TopologyHarness claims(String key, @Nullable String value, long timestamp, boolean eraseHeader) {
 		RecordHeaders headers = new RecordHeaders();
 		if (eraseHeader) {
-			headers.add(ErasureRequest.HEADER, utf8("true"));
+			headers.add(ClaimHeaders.ERASE, utf8("true"));
 		}
 		this.claims.pipeInput(new TestRecord<>(utf8(key), (value != null) ? utf8(value) : null, headers, timestamp));
 		return this;
