@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# What first-wins costs a claim, side by side with latest-wins in one run: the packaged jar on this machine, started
-# once per policy on a fresh local broker, with the default commit interval. For each policy:
-#   - synchronous claims (?wait=5s) of fresh keys and fresh values, one after the other: how long until the ruling;
+# How long a claim takes, per policy, side by side in one run: the packaged jar on this machine (and, with
+# BASELINE_JAR=<path>, an earlier build's jar, measured the same way right before it), started once per policy on a
+# fresh local broker, with the default commit interval. For each jar and policy:
+#   - synchronous claims (?wait=5s) of fresh keys and fresh values from 1 connection, then from 4 at once: how long
+#     until the ruling;
 #   - asynchronous claims of fresh keys and values, each followed by GET /api/bindings/{key} every 5 ms until it
 #     answers 200: how long until the binding is visible, which under first-wins waits for the grant.
 #
 #   scripts/claim-latency.sh [claims per measurement, default 100]
+#   BASELINE_JAR=/tmp/valueguard-before.jar scripts/claim-latency.sh 200
 set -euo pipefail
 cd "$(dirname "$0")/.."
 claims="${1:-100}"
@@ -27,13 +30,29 @@ percentiles() {
   sort -n "$1" | awk -v name="$2" '
     function at(q) { i = int(NR * q); return t[(i < 1) ? 1 : i] }
     {t[NR] = $1}
-    END {printf "%-44s p50 %4d ms, p90 %4d ms, p99 %4d ms, max %4d ms (%d)\n", name, at(0.5), at(0.9), at(0.99), t[NR], NR}'
+    END {printf "%-70s p50 %4d ms, p90 %4d ms, p99 %4d ms, max %4d ms (%d)\n", name, at(0.5), at(0.9), at(0.99), t[NR], NR}'
+}
+
+sync_claims() {
+  # $1: connections; each sends its share of $claims claims one after the other
+  : > "$work/sync.txt"
+  for c in $(seq 1 "$1"); do
+    (for i in $(seq 1 $((claims / $1))); do
+      curl -s -o /dev/null -w '%{time_total}\n' -X PUT "localhost:18080/api/bindings/sync-$1-$c-$i?wait=5s" \
+        -H 'Content-Type: text/plain' -d "sync-value-$1-$c-$i" | awk '{printf "%d\n", $1 * 1000}'
+    done >> "$work/sync-$c.txt") &
+  done
+  wait
+  cat "$work"/sync-*.txt > "$work/sync.txt"; rm -f "$work"/sync-*.txt
 }
 
 echo "# $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $claims claims per measurement"
+jars=("$jar")
+if [ -n "${BASELINE_JAR:-}" ]; then jars=("$BASELINE_JAR" "$jar"); fi
+for measured in "${jars[@]}"; do
 for policy in latest-wins first-wins; do
   rm -rf "$work/kafka" "$work/state"
-  java -Xmx1g -jar "$jar" --server.port=18080 --valueguard.embedded-kafka.port=19092 \
+  java -Xmx1g -jar "$measured" --server.port=18080 --valueguard.embedded-kafka.port=19092 \
     --valueguard.embedded-kafka.log-dir="$work/kafka" --valueguard.state-dir="$work/state" \
     --valueguard.policy="$policy" > "$work/$policy.log" 2>&1 &
   pid=$!
@@ -42,12 +61,11 @@ for policy in latest-wins first-wins; do
   for i in $(seq 1 50); do
     curl -s -o /dev/null -X PUT "localhost:18080/api/bindings/warm-$i?wait=5s" -H 'Content-Type: text/plain' -d "warm-$i"
   done
-
-  : > "$work/sync.txt"
-  for i in $(seq 1 "$claims"); do
-    curl -s -o /dev/null -w '%{time_total}\n' -X PUT "localhost:18080/api/bindings/sync-$i?wait=5s" \
-      -H 'Content-Type: text/plain' -d "sync-value-$i" | awk '{printf "%d\n", $1 * 1000}' >> "$work/sync.txt"
-  done
+  name="$(basename "$measured") $policy"
+  sync_claims 1
+  percentiles "$work/sync.txt" "$name: synchronous claim, 1 connection"
+  sync_claims 4
+  percentiles "$work/sync.txt" "$name: synchronous claim, 4 connections"
   : > "$work/visible.txt"
   for i in $(seq 1 "$claims"); do
     start=$(now_ms)
@@ -55,7 +73,7 @@ for policy in latest-wins first-wins; do
     until [ "$(curl -s -o /dev/null -w '%{http_code}' "localhost:18080/api/bindings/async-$i")" = 200 ]; do sleep 0.005; done
     echo $(( $(now_ms) - start )) >> "$work/visible.txt"
   done
-  percentiles "$work/sync.txt" "$policy: synchronous claim (?wait=5s)"
-  percentiles "$work/visible.txt" "$policy: claim to binding visible"
+  percentiles "$work/visible.txt" "$name: claim to binding visible"
   kill "$pid"; wait "$pid" 2>/dev/null || true; pid=""
+done
 done
