@@ -36,13 +36,16 @@ percentiles() {
 sync_claims() {
   # $1: connections; each sends its share of $claims claims one after the other
   : > "$work/sync.txt"
+  local workers=()
   for c in $(seq 1 "$1"); do
     (for i in $(seq 1 $((claims / $1))); do
       curl -s -o /dev/null -w '%{time_total}\n' -X PUT "localhost:18080/api/bindings/sync-$1-$c-$i?wait=5s" \
         -H 'Content-Type: text/plain' -d "sync-value-$1-$c-$i" | awk '{printf "%d\n", $1 * 1000}'
     done >> "$work/sync-$c.txt") &
+    workers+=($!)
   done
-  wait
+  # the workers only: a bare wait would wait for the application too
+  wait "${workers[@]}"
   cat "$work"/sync-*.txt > "$work/sync.txt"; rm -f "$work"/sync-*.txt
 }
 
