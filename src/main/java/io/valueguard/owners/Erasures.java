@@ -53,11 +53,6 @@ public final class Erasures implements Sweep.Rewrite<Owner> {
 		this.store.put(key, erasure);
 	}
 
-	/** How many erasures wait or are under way. */
-	public int size() {
-		return this.queued.size();
-	}
-
 	@Override
 	public boolean pending() {
 		return !this.queued.isEmpty();

@@ -38,10 +38,8 @@ class ClaimPublisherTests {
 
 	@Test
 	void shouldAskForAnErasureWithATombstoneThatCarriesTheEraseHeader() {
-		RecordMetadata metadata = new RecordMetadata(new TopicPartition("valueguard.claims", 1), 7, 0, 99, 5, 0);
-		ArgumentCaptor<ProducerRecord<String, String>> sent = ArgumentCaptor.captor();
-		given(this.template.send(sent.capture())).willAnswer((invocation) -> CompletableFuture
-			.completedFuture(new SendResult<>(invocation.getArgument(0), metadata)));
+		ArgumentCaptor<ProducerRecord<String, String>> sent = acknowledgeRecords(
+				new RecordMetadata(new TopicPartition("valueguard.claims", 1), 7, 0, 99, 5, 0));
 
 		assertThat(this.publisher.erase("mallory"))
 			.isEqualTo(new ClaimPublisher.Receipt("mallory", null, "valueguard.claims", 1, 7, 99));
@@ -52,10 +50,8 @@ class ClaimPublisherTests {
 
 	@Test
 	void shouldMarkAClaimSomeoneWaitsForSoThatTheKeyStageCommitsItAtOnce() {
-		RecordMetadata metadata = new RecordMetadata(new TopicPartition("valueguard.claims", 0), 3, 0, 77, 5, 5);
-		ArgumentCaptor<ProducerRecord<String, String>> sent = ArgumentCaptor.captor();
-		given(this.template.send(sent.capture())).willAnswer((invocation) -> CompletableFuture
-			.completedFuture(new SendResult<>(invocation.getArgument(0), metadata)));
+		ArgumentCaptor<ProducerRecord<String, String>> sent = acknowledgeRecords(
+				new RecordMetadata(new TopicPartition("valueguard.claims", 0), 3, 0, 77, 5, 5));
 
 		assertThat(this.publisher.publishWaitedFor("alice", "phone").offset()).isEqualTo(3);
 		assertThat(sent.getValue().value()).isEqualTo("phone");
@@ -103,6 +99,14 @@ class ClaimPublisherTests {
 		assertThatExceptionOfType(ClaimPublisher.PublishFailedException.class)
 			.isThrownBy(() -> this.publisher.publish("alice", "phone"))
 			.withMessageContaining("not present in metadata");
+	}
+
+	/** Kafka acknowledges every record sent with headers at {@code metadata}; the captor holds what was sent. */
+	private ArgumentCaptor<ProducerRecord<String, String>> acknowledgeRecords(RecordMetadata metadata) {
+		ArgumentCaptor<ProducerRecord<String, String>> sent = ArgumentCaptor.captor();
+		given(this.template.send(sent.capture())).willAnswer((invocation) -> CompletableFuture
+			.completedFuture(new SendResult<>(invocation.getArgument(0), metadata)));
+		return sent;
 	}
 
 }

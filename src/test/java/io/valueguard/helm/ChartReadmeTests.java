@@ -28,6 +28,8 @@ class ChartReadmeTests {
 
 	private static final String END = "<!-- values: end -->";
 
+	private static final JsonMapper JSON = JsonMapper.builder().build();
+
 	/** A documented value: its dotted path, its default as YAML shows it, and its description. */
 	record Value(String path, String defaultValue, String description) {
 
@@ -57,7 +59,7 @@ class ChartReadmeTests {
 		leaves("", defaults, values, undocumented);
 		assertThat(undocumented).as("values without a '# --' description on them or on a parent").isEmpty();
 
-		JsonNode schema = JsonMapper.builder().build().readTree(Files.readString(CHART.resolve("values.schema.json")));
+		JsonNode schema = JSON.readTree(Files.readString(CHART.resolve("values.schema.json")));
 		assertThat(values).hasSizeGreaterThan(80).allSatisfy((value) -> {
 			JsonNode node = schema;
 			for (String key : value.path().split("\\.")) {
@@ -142,7 +144,7 @@ class ChartReadmeTests {
 			return text.isEmpty() ? "`\"\"`" : "`" + text + "`";
 		}
 		if (value instanceof Map<?, ?> || value instanceof List<?>) {
-			return "`" + JsonMapper.builder().build().writeValueAsString(value) + "`";
+			return "`" + JSON.writeValueAsString(value) + "`";
 		}
 		return "`" + value + "`";
 	}

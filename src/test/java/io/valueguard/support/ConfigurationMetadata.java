@@ -1,10 +1,14 @@
 package io.valueguard.support;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -37,7 +41,7 @@ public final class ConfigurationMetadata {
 		try {
 			return new ConfigurationMetadata(JsonMapper.builder().build().readTree(Files.readString(GENERATED)));
 		}
-		catch (java.io.IOException ex) {
+		catch (IOException ex) {
 			throw new IllegalStateException("No configuration metadata at " + GENERATED + ": compile first", ex);
 		}
 	}
@@ -73,9 +77,9 @@ public final class ConfigurationMetadata {
 	 * The environment variables Spring Boot binds to a property: dots to underscores, upper case, and the dashes
 	 * dropped (the canonical form) or, as its relaxed binding also takes, turned to underscores.
 	 */
-	static java.util.Set<String> environmentVariables(String property) {
+	static Set<String> environmentVariables(String property) {
 		String upper = property.replace('.', '_').toUpperCase(Locale.ROOT);
-		return new java.util.HashSet<>(java.util.List.of(upper.replace("-", ""), upper.replace('-', '_')));
+		return new HashSet<>(List.of(upper.replace("-", ""), upper.replace('-', '_')));
 	}
 
 }
