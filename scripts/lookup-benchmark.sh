@@ -22,7 +22,10 @@
 # SECURITY=1 then runs it all again with security on (docs/security.md), side by side with the open run: bearer
 # tokens (RS256 JWTs signed by a key made here with openssl, checked against its public key), an HTTP Basic user
 # (bcrypt), and the instances signing their calls to each other; the local and forwarded lookups are measured with a
-# token, and the local one with Basic too.
+# token, and the local one with Basic too. Since two phases minutes apart differ by more than security costs on a
+# shared machine, the secured phase also starts an open instance of its own (C, application id bench-open) beside the
+# secured ones, and measures local lookups open (C), with a bearer token and with Basic (A) in ROUNDS (default 3)
+# alternating rounds: the ratios to read are the medians of that table. OPEN_PHASE=0 leaves the open phase out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-15}"
@@ -49,7 +52,7 @@ done
 # One run: two instances on a fresh broker, then the measurements. $1: open or secured.
 phase() {
 mode="$1"
-rm -rf "$work/kafka" "$work/a" "$work/b"
+rm -rf "$work/kafka" "$work/a" "$work/b" "$work/c"
 secured=(); auth=(); wrk_auth=()
 if [ "$mode" = secured ]; then
   secured=(--spring.security.oauth2.resourceserver.jwt.public-key-location="file:$work/public.pem"
@@ -94,12 +97,14 @@ sort -n "$work/sync.txt" | awk '{t[NR] = $1 * 1000} END {printf "synchronous cla
 # CPU time (user + system) of one instance, in clock ticks (fields 14 and 15 of /proc/<pid>/stat)
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 hz=$(getconf CLK_TCK)
+# the instance asked (its CPU is column A) and the other one (column B)
+asked=0; other=1
 run() {
   local name="$1" url="$2" a b
   shift 2
-  a=$(ticks "${pids[0]}"); b=$(ticks "${pids[1]}")
+  a=$(ticks "${pids[asked]}"); b=$(ticks "${pids[other]}")
   "${pin_b[@]}" wrk -t2 -c8 -d"${seconds}s" --latency "$@" "$url" > "$work/wrk.txt"
-  a=$(($(ticks "${pids[0]}") - a)); b=$(($(ticks "${pids[1]}") - b))
+  a=$(($(ticks "${pids[asked]}") - a)); b=$(($(ticks "${pids[other]}") - b))
   local rps p50 p99 requests
   rps=$(awk '/Requests\/sec/{print $2}' "$work/wrk.txt")
   p50=$(awk '$1=="50%"{print $2}' "$work/wrk.txt")
@@ -123,9 +128,49 @@ else
   run "key held by the instance asked, bearer token" "${urls[1]}" -H "Authorization: Bearer $token"
   run "key held by the instance asked, HTTP Basic" "${urls[1]}" -H "Authorization: Basic $basic"
   run "key it must forward, bearer token, signed forward" "${urls[2]}" -H "Authorization: Bearer $token"
+  side_by_side
 fi
 for ((i = ${#pids[@]} - 1; i >= 0; i--)); do kill "${pids[i]}" 2>/dev/null || true; wait "${pids[i]}" 2>/dev/null || true; done
 pids=()
+}
+
+# Local lookups open (instance C, open, on the same broker under an application id of its own) and secured (A, bearer
+# and Basic), in alternating rounds, each path warmed up first; then the median ratios to the open lookup.
+side_by_side() {
+  "${pin_a[@]}" java -Xmx1g ${JVM_OPTS_C:-} -jar "$jar" --server.port=18082 --spring.kafka.bootstrap-servers=localhost:$kafka_port \
+    --valueguard.embedded-kafka.enabled=false --valueguard.state-dir="$work/c" --valueguard.application-id=bench-open \
+    --valueguard.topics.claims=bench-open.claims --valueguard.topics.bindings=bench-open.bindings \
+    --valueguard.topics.evictions=bench-open.evictions --valueguard.topics.dlq=bench-open.dlq > "$work/c.log" 2>&1 &
+  pids+=($!)
+  until curl -sf localhost:18082/actuator/health/readiness >/dev/null; do sleep 1; done
+  curl -s -o /dev/null -X PUT "localhost:18082/api/bindings/$local_key?wait=5s" -H 'Content-Type: text/plain' -d "seat-open"
+  local open_url="http://localhost:18082/api/bindings/$local_key" round rps
+  # C is minutes younger than A, which has served every path of both phases: it gets their worth of warm-up first
+  "${pin_b[@]}" wrk -t2 -c8 -d"$((warmup * 4))s" "$open_url" > /dev/null
+  for round in 1 2; do
+    "${pin_b[@]}" wrk -t2 -c8 -d"$((warmup / 2))s" "$open_url" > /dev/null
+    "${pin_b[@]}" wrk -t2 -c8 -d"$((warmup / 2))s" -H "Authorization: Bearer $token" "${urls[1]}" > /dev/null
+    "${pin_b[@]}" wrk -t2 -c8 -d"$((warmup / 2))s" -H "Authorization: Basic $basic" "${urls[1]}" > /dev/null
+  done
+  echo
+  echo "Local lookups side by side, ${ROUNDS:-3} alternating rounds (A: the instance asked; B: the secured peer)"
+  echo
+  echo "| lookup | requests/s | p50 | p99 | CPU ms per 1,000 requests: A and B | A (asked) | B |"
+  echo "| --- | --- | --- | --- | --- | --- | --- |"
+  : > "$work/rounds.txt"
+  for round in $(seq 1 "${ROUNDS:-3}"); do
+    asked=2; other=1
+    run "round $round: open (instance C)" "$open_url"
+    rps=$(awk '/Requests\/sec/{print $2}' "$work/wrk.txt")
+    asked=0; other=1
+    run "round $round: bearer token (A)" "${urls[1]}" -H "Authorization: Bearer $token"
+    rps="$rps $(awk '/Requests\/sec/{print $2}' "$work/wrk.txt")"
+    run "round $round: HTTP Basic (A)" "${urls[1]}" -H "Authorization: Basic $basic"
+    echo "$rps $(awk '/Requests\/sec/{print $2}' "$work/wrk.txt")" >> "$work/rounds.txt"
+  done
+  median() { awk -v f="$1" '{print $f / $1}' "$work/rounds.txt" | sort -n | awk '{r[NR] = $1} END {printf "%.2f", r[int((NR + 1) / 2)]}'; }
+  echo
+  echo "median of ${ROUNDS:-3} rounds, requests/s against the open instance: bearer $(median 2)x, Basic $(median 3)x"
 }
 
 if [ "${SECURITY:-0}" = 1 ]; then
@@ -149,5 +194,6 @@ JAVA
   bench_hash=$(java -cp "$work/crypto/*" "$work/Hash.java" bench-password)
   basic=$(printf 'bench:bench-password' | openssl base64 -A)
 fi
-phase open
+# OPEN_PHASE=0 with SECURITY=1 runs the secured phase alone (its side-by-side rounds have an open instance of their own)
+if [ "${OPEN_PHASE:-1}" = 1 ]; then phase open; fi
 if [ "${SECURITY:-0}" = 1 ]; then phase secured; fi
