@@ -33,7 +33,7 @@ import org.springframework.validation.annotation.Validated;
  * @param publicApiDocs let {@code /v3/api-docs} and {@code /swagger-ui} be read without credentials
  * @param basicCacheTtl how long a verified Basic credential is remembered (by a hash of the header, never the
  * password), so that bcrypt runs once per client per period, not per request; 0 turns that off
- * @param tokenCacheTtl how long a validated bearer token is remembered (by a hash, never past its expiry), so that its
+ * @param tokenCacheTtl how long a validated bearer token is remembered (never past its expiry), so that its
  * signature is checked once per period, not per request; 0 turns that off
  */
 @ConfigurationProperties("valueguard.security")

@@ -17,19 +17,21 @@ import org.springframework.security.authentication.UsernamePasswordAuthenticatio
 import org.springframework.security.core.Authentication;
 import org.springframework.security.core.authority.SimpleGrantedAuthority;
 import org.springframework.security.crypto.bcrypt.BCryptPasswordEncoder;
+import org.springframework.security.crypto.password.PasswordEncoder;
 
 /**
  * HTTP Basic users from {@code valueguard.security.users}: bcrypt hashes, roles mapped to the configured authorities.
  * bcrypt is slow on purpose, so a verified credential is remembered for {@code basic-cache-ttl} by a SHA-256 of the
- * name and password (never the password itself): bcrypt then runs once per client and period, not on every request.
- * A wrong password is never remembered, so every guess still costs a bcrypt.
+ * name and password (never the password itself): bcrypt then runs once per client and period, not on every request,
+ * and not once per concurrent request either. A wrong password is never remembered, so every guess still costs a
+ * bcrypt.
  */
 final class BasicUsers implements AuthenticationProvider {
 
-	private static final BCryptPasswordEncoder BCRYPT = new BCryptPasswordEncoder();
+	private final PasswordEncoder bcrypt;
 
 	/** A password bcrypt is asked to check for an unknown user, so that the answer takes as long as for a known one. */
-	private static final String UNKNOWN_USER_HASH = BCRYPT.encode("valueguard-unknown-user");
+	private final String unknownUserHash;
 
 	private record User(String name, String hash, List<SimpleGrantedAuthority> authorities) {
 
@@ -40,6 +42,12 @@ final class BasicUsers implements AuthenticationProvider {
 	private final @Nullable Cache<String, Authentication> verified;
 
 	BasicUsers(SecurityProperties security) {
+		this(security, new BCryptPasswordEncoder());
+	}
+
+	BasicUsers(SecurityProperties security, PasswordEncoder bcrypt) {
+		this.bcrypt = bcrypt;
+		this.unknownUserHash = bcrypt.encode("valueguard-unknown-user");
 		SecurityProperties.Authorities authorities = security.authorities();
 		this.users = security.users()
 			.stream()
@@ -62,19 +70,14 @@ final class BasicUsers implements AuthenticationProvider {
 		if (this.verified == null) {
 			return verify(name, password);
 		}
-		String fingerprint = Fingerprints.sha256(name + '\u0000' + password);
-		Authentication known = this.verified.getIfPresent(fingerprint);
-		if (known != null) {
-			return known;
-		}
-		Authentication checked = verify(name, password);
-		this.verified.put(fingerprint, checked);
-		return checked;
+		// one bcrypt per credential and period: the client's other requests meanwhile wait for it rather than run
+		// bcrypts of their own (eight connections missing together once cost a second of CPU on two cores)
+		return this.verified.get(Fingerprints.sha256(name + '\u0000' + password), (fingerprint) -> verify(name, password));
 	}
 
 	private Authentication verify(String name, String password) {
 		User user = this.users.get(name);
-		boolean matches = BCRYPT.matches(password, (user != null) ? user.hash() : UNKNOWN_USER_HASH);
+		boolean matches = this.bcrypt.matches(password, (user != null) ? user.hash() : this.unknownUserHash);
 		if (user == null || !matches) {
 			throw new BadCredentialsException("Bad credentials");
 		}

@@ -12,11 +12,12 @@ import org.springframework.security.oauth2.jwt.JwtDecoder;
 import org.springframework.security.oauth2.jwt.JwtException;
 
 /**
- * Remembers tokens it has validated, by a SHA-256 of the token, until the sooner of their expiry and
- * {@code valueguard.security.token-cache-ttl}: a client sends the same token with every request, and checking its
- * RSA or EC signature each time costs more than the lookup it authorizes. A token is only ever remembered after the
- * full validation (signature, issuer, times) passed, and never past its {@code exp}; a refused token is not remembered,
- * so every bad token is checked in full.
+ * Remembers tokens it has validated until the sooner of their expiry and {@code valueguard.security.token-cache-ttl}:
+ * a client sends the same token with every request, and checking its RSA or EC signature each time costs more than
+ * the lookup it authorizes. A token is only ever remembered after the full validation (signature, issuer, times)
+ * passed, and never past its {@code exp}; a refused token is not remembered, so every bad token is checked in full.
+ * Keyed by the token itself, not a hash of it (as Basic credentials are): the remembered {@link Jwt} holds the token
+ * anyway, as every authentication made from it does, so hashing it on every request would protect nothing.
  */
 final class CachingJwtDecoder implements JwtDecoder {
 
@@ -51,13 +52,14 @@ final class CachingJwtDecoder implements JwtDecoder {
 
 	@Override
 	public Jwt decode(String token) throws JwtException {
-		String fingerprint = Fingerprints.sha256(token);
-		Jwt known = this.validated.getIfPresent(fingerprint);
-		if (known != null && (known.getExpiresAt() == null || Instant.now().isBefore(known.getExpiresAt()))) {
-			return known;
+		Jwt[] validatedNow = new Jwt[1];
+		// concurrent requests with a token not yet known wait for one validation instead of each running its own
+		Jwt jwt = this.validated.get(token, (unknown) -> validatedNow[0] = this.delegate.decode(token));
+		if (jwt != validatedNow[0] && jwt.getExpiresAt() != null && !Instant.now().isBefore(jwt.getExpiresAt())) {
+			// remembered, expired since and not yet evicted: the full check says whether it still passes, and why not
+			this.validated.invalidate(token);
+			return this.delegate.decode(token);
 		}
-		Jwt jwt = this.delegate.decode(token);
-		this.validated.put(fingerprint, jwt);
 		return jwt;
 	}
 

@@ -2,6 +2,13 @@ package io.valueguard.security;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 
@@ -16,7 +23,10 @@ import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.times;
 import static org.mockito.Mockito.verify;
 
-/** A validated token is checked once, never remembered past its expiry, and a refused one is never remembered. */
+/**
+ * A validated token is checked once, also by concurrent first requests, never remembered past its expiry, and a refused
+ * one is never remembered.
+ */
 class CachingJwtDecoderTests {
 
 	private final JwtDecoder validator = mock(JwtDecoder.class);
@@ -42,6 +52,36 @@ class CachingJwtDecoderTests {
 		this.decoder.decode("token");
 
 		verify(this.validator, times(2)).decode("token");
+	}
+
+	@Test
+	void shouldValidateANewTokenOnceForConcurrentRequests() throws Exception {
+		Jwt jwt = jwt(Instant.now().plusSeconds(600));
+		CountDownLatch validating = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		given(this.validator.decode("token")).willAnswer((invocation) -> {
+			validating.countDown();
+			release.await();
+			return jwt;
+		});
+		ExecutorService requests = Executors.newFixedThreadPool(8);
+		try {
+			List<Future<Jwt>> answers = new ArrayList<>();
+			answers.add(requests.submit(() -> this.decoder.decode("token")));
+			validating.await();
+			for (int i = 1; i < 8; i++) {
+				answers.add(requests.submit(() -> this.decoder.decode("token")));
+			}
+			Thread.sleep(100);
+			release.countDown();
+			for (Future<Jwt> answer : answers) {
+				assertThat(answer.get(10, TimeUnit.SECONDS)).isSameAs(jwt);
+			}
+		}
+		finally {
+			requests.shutdownNow();
+		}
+		verify(this.validator, times(1)).decode("token");
 	}
 
 	@Test
