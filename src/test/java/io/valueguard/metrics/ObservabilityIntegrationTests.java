@@ -78,14 +78,20 @@ class ObservabilityIntegrationTests {
 
 	private static ConfigurableApplicationContext start(String stateDir) {
 		port = FreePorts.next();
+		ConfigurableApplicationContext context = launch(stateDir, port);
+		api = new ApiClient(port);
+		return context;
+	}
+
+	private static ConfigurableApplicationContext launch(String stateDir, int serverPort) {
 		ConfigurableApplicationContext context = new SpringApplicationBuilder(ValueGuardApplication.class).run(
-				"--server.port=" + port, "--spring.kafka.bootstrap-servers=" + brokers,
+				"--server.port=" + serverPort, "--spring.kafka.bootstrap-servers=" + brokers,
 				"--valueguard.embedded-kafka.enabled=false", "--valueguard.topics.partitions=4",
 				"--valueguard.state-dir=" + work.resolve(stateDir), "--valueguard.metrics.refresh-interval=1s",
 				"--valueguard.query.lag-refresh-interval=500ms",
 				"--spring.cloud.stream.kafka.streams.binder.configuration.commit.interval.ms=50");
-		api = new ApiClient(port);
-		await("ready").atMost(PATIENCE).until(() -> api.get("/actuator/health/readiness").status() == 200);
+		ApiClient client = new ApiClient(serverPort);
+		await("ready").atMost(PATIENCE).until(() -> client.get("/actuator/health/readiness").status() == 200);
 		return context;
 	}
 
@@ -223,18 +229,38 @@ class ObservabilityIntegrationTests {
 	}
 
 	/**
-	 * After a workload with claims, evictions, a DLQ record and a restore (the instance of {@link Order} 4), a real
-	 * Prometheus scrapes the instance as a Kubernetes install would label it, and evaluates every query of every panel
-	 * of the dashboard, with its variables expanded as Grafana would for "All": each must return a series, except the
-	 * panels whose description says they show only rare events. The alert rules run in the same Prometheus (with
+	 * After a workload with claims, evictions, a DLQ record, a restore (the instance of {@link Order} 4) and lookups
+	 * forwarded to a second instance, a real Prometheus scrapes both instances as a Kubernetes install would label
+	 * them, and evaluates every query of every panel of the dashboard, with its variables expanded as Grafana would
+	 * for "All": each must return a series, except the panels whose description says they show only rare events, and
+	 * the lookup panels must show the forwarded route with a rate. The alert rules run in the same Prometheus (with
 	 * their hold durations cut to seconds): each must evaluate without error, and the DLQ alert must fire.
 	 */
 	@Test
 	@Order(5)
 	void shouldShowDataInEveryPanelAndFireTheAlertsTheWorkloadTriggers() throws Exception {
+		int peerPort = FreePorts.next();
+		try (ConfigurableApplicationContext peer = launch("peer", peerPort)) {
+			showDataInEveryPanelAndFireAlerts(peerPort);
+		}
+	}
+
+	private void showDataInEveryPanelAndFireAlerts(int peerPort) throws Exception {
 		for (int i = 0; i < 6; i++) {
 			api.claim("d" + i, "w" + (i % 3));
 		}
+		// a key the peer holds: asked of the first instance, its lookups are forwarded
+		String peer = "localhost:" + peerPort;
+		String forwardedKey = await("a key held by the peer").atMost(PATIENCE).until(() -> {
+			for (int i = 0; i < 6; i++) {
+				ApiClient.Reply reply = api.binding("d" + i);
+				if (reply.status() == 200
+						&& peer.equals(reply.headers().firstValue("X-ValueGuard-Served-By").orElse(""))) {
+					return "d" + i;
+				}
+			}
+			return null;
+		}, (key) -> key != null);
 		try (KafkaProbe kafka = new KafkaProbe(brokers)) {
 			kafka.send("valueguard.claims", utf8("poison"), new byte[] { (byte) 0xFF }, System.currentTimeMillis());
 		}
@@ -244,7 +270,7 @@ class ObservabilityIntegrationTests {
 		int prometheusPort = FreePorts.next();
 		Process server = prometheus("panels", prometheusPort, """
 				rule_files: ["%s"]
-				""".formatted(rules.toAbsolutePath()));
+				""".formatted(rules.toAbsolutePath()), peerPort);
 		try {
 			ApiClient prometheus = new ApiClient(prometheusPort);
 			List<DashboardQueries.Query> queries = DashboardQueries.of(
@@ -252,13 +278,18 @@ class ObservabilityIntegrationTests {
 					Map.of("namespace", "valueguard", "instance", ".*", "store", ".*"), "1m");
 			assertThat(queries).hasSizeGreaterThan(25);
 			await("every panel shows data").atMost(PATIENCE).pollInterval(Duration.ofSeconds(2)).untilAsserted(() -> {
+				// a rate needs lookups while Prometheus watches
+				assertThat(api.binding(forwardedKey).headers().firstValue("X-ValueGuard-Served-By")).hasValue(peer);
 				for (DashboardQueries.Query query : queries) {
-					JsonNode answer = prometheus.get("/api/v1/query?query="
-							+ URLEncoder.encode(query.expression(), StandardCharsets.UTF_8)).json();
-					assertThat(answer.get("status").asString()).as(query.panel()).isEqualTo("success");
+					JsonNode result = evaluate(prometheus, query);
 					if (!query.rare()) {
-						assertThat(answer.get("data").get("result").size()).as(query.panel() + ": " + query.expression())
-							.isPositive();
+						assertThat(result.size()).as(query.panel() + ": " + query.expression()).isPositive();
+					}
+					if (query.panel().startsWith("Lookup")) {
+						assertThat(result).as(query.panel() + ": the forwarded route").anySatisfy((series) -> {
+							assertThat(series.get("metric").path("route").asString()).isEqualTo("forwarded");
+							assertThat(Double.parseDouble(series.get("value").get(1).asString())).isPositive();
+						});
 					}
 				}
 			});
@@ -288,8 +319,24 @@ class ObservabilityIntegrationTests {
 		}
 	}
 
-	/** A real Prometheus that scrapes the instance every second, labelled as a Kubernetes install labels it. */
-	private static Process prometheus(String name, int prometheusPort, String extra) throws Exception {
+	/** The result of one dashboard query, which must evaluate without error. */
+	private static JsonNode evaluate(ApiClient prometheus, DashboardQueries.Query query) {
+		JsonNode answer = prometheus
+			.get("/api/v1/query?query=" + URLEncoder.encode(query.expression(), StandardCharsets.UTF_8))
+			.json();
+		assertThat(answer.get("status").asString()).as(query.panel()).isEqualTo("success");
+		return answer.get("data").get("result");
+	}
+
+	/**
+	 * A real Prometheus that scrapes the instance, and any other instances given, every second, labelled as a
+	 * Kubernetes install labels them.
+	 */
+	private static Process prometheus(String name, int prometheusPort, String extra, int... others) throws Exception {
+		StringBuilder targets = new StringBuilder("\"127.0.0.1:" + port + "\"");
+		for (int other : others) {
+			targets.append(", \"127.0.0.1:").append(other).append('"');
+		}
 		Path prometheus = onPath("prometheus");
 		Path config = work.resolve(name + "-prometheus.yml");
 		Files.writeString(config, """
@@ -301,10 +348,10 @@ class ObservabilityIntegrationTests {
 				  - job_name: valueguard
 				    metrics_path: /actuator/prometheus
 				    static_configs:
-				      - targets: ["127.0.0.1:%d"]
+				      - targets: [%s]
 				        labels:
 				          namespace: valueguard
-				""".formatted(extra, port));
+				""".formatted(extra, targets));
 		return new ProcessBuilder(prometheus.toString(), "--config.file=" + config,
 				"--storage.tsdb.path=" + work.resolve(name + "-tsdb"), "--web.listen-address=127.0.0.1:" + prometheusPort)
 			.redirectErrorStream(true)

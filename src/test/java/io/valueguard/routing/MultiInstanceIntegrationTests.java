@@ -71,6 +71,11 @@ class MultiInstanceIntegrationTests {
 					"--valueguard.query.retry-budget=3s",
 					"--spring.cloud.stream.kafka.streams.binder.configuration.commit.interval.ms=50",
 					"--spring.cloud.stream.kafka.streams.binder.configuration.session.timeout.ms=10000"));
+			if (i == 0) {
+				// API answers follow spring.jackson.*, the instance protocol must not: instances configured differently
+				// still read each other (the protocol's own mapper, InstanceProtocolServlet)
+				args.add("--spring.jackson.property-naming-strategy=SNAKE_CASE");
+			}
 			if (i == 2) {
 				// the one that will go away does so without leaving the group, like a crash
 				args.add("--valueguard.streams.leave-group-on-close=false");
@@ -242,6 +247,13 @@ class MultiInstanceIntegrationTests {
 			}
 		}
 		assertThat(activeBindingPartitions).isEqualTo(6);
+		// the instance with snake_case answers presents the same reports, the others' read through the protocol
+		JsonNode snakeCase = apis.get(0).get("/api/instances").json();
+		assertThat(snakeCase.size()).isEqualTo(3);
+		for (JsonNode report : snakeCase) {
+			assertThat(report.get("stores")).isNotEmpty()
+				.allSatisfy((store) -> assertThat(store.get("offset_lag").asLong()).isGreaterThanOrEqualTo(0));
+		}
 	}
 
 	@Test
