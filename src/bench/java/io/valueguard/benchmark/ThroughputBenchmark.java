@@ -20,9 +20,11 @@ import java.util.stream.Collectors;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import io.valueguard.support.ApiClient;
+import io.valueguard.support.InputRecord;
 import io.valueguard.support.BrokerProcess;
 import io.valueguard.support.ChildJvm;
 import io.valueguard.support.InstanceProcess;
+import io.valueguard.support.ReferenceModel;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
@@ -36,6 +38,7 @@ import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.streams.StreamsConfig;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
@@ -77,6 +80,17 @@ class ThroughputBenchmark {
 	 */
 	private static final int ROUNDS = Integer.getInteger("valueguard.bench.rounds", 1);
 
+	/**
+	 * Whether the seed's design ({@link SeedDesignMain}) runs too, in every round of the first setting, between the
+	 * plain table and ValueGuard: its claims/s, and what its table holds afterwards. Exactly-once only: at-least-once
+	 * gives no committed offsets to time it by, and its stream threads' record count includes the tombstones it writes.
+	 */
+	private static final boolean SEED_DESIGN = Boolean.parseBoolean(System.getProperty("valueguard.bench.seed-design",
+			"true"));
+
+	/** Up to how many claims the rule's model is computed while preloading, to check each table against. */
+	private static final int MODEL_LIMIT = 3_000_000;
+
 	private static final String TOPIC = "bench.claims";
 
 	private static final String PRODUCER_BATCH_SIZE = StreamsConfig.producerPrefix(ProducerConfig.BATCH_SIZE_CONFIG);
@@ -94,7 +108,7 @@ class ThroughputBenchmark {
 	 * threads made (-1: not known).
 	 */
 	private record Run(String prefix, long millis, double applicationCpu, double brokerCpu, Map<String, Long> offsetsByTopic,
-			long commits, List<CatchUp.ThreadLoad> threadLoads, long lastThreeQuartersMillis) {
+			long commits, List<CatchUp.ThreadLoad> threadLoads, long lastThreeQuartersMillis, Table table) {
 
 		long offsetsWritten() {
 			return this.offsetsByTopic.values().stream().mapToLong(Long::longValue).sum();
@@ -156,7 +170,9 @@ class ThroughputBenchmark {
 		try (BrokerProcess broker = new BrokerProcess(work).start();
 				Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
 			admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1))).all().get();
-			long preload = preload(broker.bootstrapServers());
+			ReferenceModel model = (CLAIMS <= MODEL_LIMIT) ? new ReferenceModel() : null;
+			long preload = preload(broker.bootstrapServers(), model);
+			Map<String, String> rule = (model != null) ? model.bindings() : null;
 			System.out.printf(Locale.ROOT, "Preloaded %,d claims (%,d keys, %,d values, %d partitions) in %.1f s%n",
 					CLAIMS, KEYS, VALUES, PARTITIONS, preload / 1000.0);
 			// each row: the baseline's settings and ValueGuard's, on top of their own defaults
@@ -181,6 +197,7 @@ class ThroughputBenchmark {
 					+ "the run: baseline / ValueGuard | ratio over the last three quarters of the claims |\n"
 					+ "| --- | --- | --- | --- | --- | --- | --- | --- |\n");
 			System.out.print(report);
+			StringBuilder seedReport = new StringBuilder();
 			for (int i = 0; i < settings.size(); i++) {
 				if (!ONLY.isBlank() && !List.of(ONLY.split(",")).contains(Integer.toString(i + 1))) {
 					continue;
@@ -190,7 +207,13 @@ class ThroughputBenchmark {
 				List<Double> laterRatios = new ArrayList<>();
 				for (int round = 1; round <= ROUNDS; round++) {
 					Run baseline = runBaseline(broker, admin, work, setting);
+					Run seed = (SEED_DESIGN && EXACTLY_ONCE && i == 0) ? runSeedDesign(broker, admin, work, setting) : null;
 					Run valueGuard = runValueGuard(broker, admin, work, setting);
+					if (seed != null) {
+						String row = seedRow(round, baseline, seed, valueGuard, rule);
+						seedReport.append(row);
+						System.out.print(row);
+					}
 					ratios.add(valueGuard.claimsPerSecond() / baseline.claimsPerSecond());
 					String name = (ROUNDS > 1) ? setting.name() + ", round " + round : setting.name();
 					double lastThreeQuarters = valueGuard.lastThreeQuartersPerSecond()
@@ -217,6 +240,9 @@ class ThroughputBenchmark {
 							joined(laterRatios)));
 				}
 			}
+			if (!seedReport.isEmpty()) {
+				report.append('\n').append(SEED_HEADER).append(seedReport);
+			}
 			report.append('\n').append(details);
 			System.out.println(details);
 			Files.writeString(work.resolve("report.md"), report);
@@ -224,6 +250,20 @@ class ThroughputBenchmark {
 		finally {
 			BenchInstances.dropData(work);
 		}
+	}
+
+	private static final String SEED_HEADER = "| round | plain table | seed's design | ValueGuard | ValueGuard / seed's "
+			+ "design | values held by two or more keys: seed's design / ValueGuard | keys holding a value: seed's design "
+			+ "/ ValueGuard / the rule | keys whose value differs from the rule's: seed's design / ValueGuard |\n"
+			+ "| --- | --- | --- | --- | --- | --- | --- | --- |\n";
+
+	private static String seedRow(int round, Run baseline, Run seed, Run valueGuard, Map<String, String> rule) {
+		return String.format(Locale.ROOT, "| %d | %,.0f claims/s | %,.0f claims/s | %,.0f claims/s | %.2f | %,d / %,d | "
+				+ "%,d / %,d / %s | %s / %s |%n", round, baseline.claimsPerSecond(), seed.claimsPerSecond(),
+				valueGuard.claimsPerSecond(), valueGuard.claimsPerSecond() / seed.claimsPerSecond(),
+				seed.table().sharedValues(), valueGuard.table().sharedValues(), seed.table().bindings().size(),
+				valueGuard.table().bindings().size(), (rule != null) ? String.format(Locale.ROOT, "%,d", rule.size()) : "?",
+				seed.table().differencesFrom(rule), valueGuard.table().differencesFrom(rule));
 	}
 
 	private static String joined(List<Double> ratios) {
@@ -241,7 +281,7 @@ class ThroughputBenchmark {
 		return (sorted.size() % 2 == 1) ? sorted.get(middle) : (sorted.get(middle - 1) + sorted.get(middle)) / 2;
 	}
 
-	private static long preload(String bootstrapServers) {
+	private static long preload(String bootstrapServers, @Nullable ReferenceModel model) {
 		Random random = new Random(42);
 		long start = System.nanoTime();
 		long base = System.currentTimeMillis();
@@ -256,6 +296,10 @@ class ThroughputBenchmark {
 						: ("value-" + random.nextInt(VALUES)).getBytes(StandardCharsets.UTF_8);
 				long timestamp = base + i / 10 - 1_000 + random.nextInt(2_000);
 				producer.send(new ProducerRecord<>(TOPIC, null, timestamp, key, value));
+				if (model != null) {
+					model.apply(new InputRecord(new String(key, StandardCharsets.UTF_8),
+							(value != null) ? new String(value, StandardCharsets.UTF_8) : null, timestamp));
+				}
 			}
 			producer.flush();
 		}
@@ -306,24 +350,62 @@ class ThroughputBenchmark {
 
 	/** From RUNNING until the plain table, in a JVM of its own, has read every claim. */
 	private static Run runBaseline(BrokerProcess broker, Admin admin, Path work, Setting setting) throws Exception {
-		String bootstrapServers = broker.bootstrapServers();
 		String applicationId = "bench-baseline-" + UUID.randomUUID().toString().substring(0, 8);
 		String output = applicationId + "-out";
-		admin.createTopics(List.of(new NewTopic(output, PARTITIONS, (short) 1))).all().get();
+		return runStandalone(broker, admin, work, setting, new Standalone(BaselineMain.class, applicationId,
+				List.of(output), List.of(TOPIC, output), Set.of(TOPIC), null));
+	}
+
+	/**
+	 * From RUNNING until the seed's design, in a JVM of its own, has read every claim and every tombstone it wrote
+	 * back; then its output topic read as a table.
+	 */
+	private static Run runSeedDesign(BrokerProcess broker, Admin admin, Path work, Setting setting) throws Exception {
+		String applicationId = "bench-seed-" + UUID.randomUUID().toString().substring(0, 8);
+		String output = applicationId + "-out";
+		String tombstones = applicationId + "-tombstones";
+		String owners = applicationId + "-owners";
+		return runStandalone(broker, admin, work, setting, new Standalone(SeedDesignMain.class, applicationId,
+				List.of(output, tombstones, owners), List.of(TOPIC, output, tombstones, owners),
+				Set.of(TOPIC, tombstones), output));
+	}
+
+	/**
+	 * A Kafka Streams application in a JVM of its own, started by its main class with the bootstrap servers, its
+	 * application id, {@code arguments}, a state directory and its settings.
+	 *
+	 * @param topics the topics to create first
+	 * @param inputs what it must have caught up with
+	 * @param table the topic to read as a table afterwards, or null
+	 */
+	private record Standalone(Class<?> main, String applicationId, List<String> topics, List<String> arguments,
+			Set<String> inputs, @Nullable String table) {
+
+	}
+
+	private static Run runStandalone(BrokerProcess broker, Admin admin, Path work, Setting setting,
+			Standalone application) throws Exception {
+		String bootstrapServers = broker.bootstrapServers();
+		String applicationId = application.applicationId();
+		admin.createTopics(application.topics().stream().map((topic) -> new NewTopic(topic, PARTITIONS, (short) 1)).toList())
+			.all()
+			.get();
 		Path log = work.resolve(applicationId + ".log");
 		Path processed = work.resolve(applicationId + ".processed");
 		List<String> command = new ArrayList<>(List.of(ChildJvm.java()));
 		command.addAll(BenchInstances.jvmOptions(work, applicationId));
 		command.add("-Dvalueguard.bench.processed-file=" + processed.toAbsolutePath());
-		command.addAll(List.of("-cp", System.getProperty("java.class.path"), BaselineMain.class.getName(),
-				bootstrapServers, applicationId, TOPIC, output, work.resolve("state").toString(),
-				StreamsConfig.PROCESSING_GUARANTEE_CONFIG + "=" + GUARANTEE));
+		command.addAll(List.of("-cp", System.getProperty("java.class.path"), application.main().getName(),
+				bootstrapServers, applicationId));
+		command.addAll(application.arguments());
+		command.add(work.resolve("state").toString());
+		command.add(StreamsConfig.PROCESSING_GUARANTEE_CONFIG + "=" + GUARANTEE);
 		setting.baseline().forEach((name, value) -> command.add(name + "=" + value));
 		Process process = new ProcessBuilder(command).redirectErrorStream(true)
 			.redirectOutput(log.toFile())
 			.start();
 		try {
-			CatchUp catchUp = new CatchUp(admin, PARTITIONS, Map.of(applicationId, Set.of(TOPIC)))
+			CatchUp catchUp = new CatchUp(admin, PARTITIONS, Map.of(applicationId, application.inputs()))
 				.watching(process.pid(), broker.pid())
 				.progressOf(applicationId, TOPIC, CLAIMS);
 			if (!EXACTLY_ONCE) {
@@ -332,7 +414,8 @@ class ThroughputBenchmark {
 			long millis = catchUp.time(() -> Files.exists(log) && Files.readString(log).contains("RUNNING"), process);
 			return new Run(applicationId + "-", millis, catchUp.cpuSeconds(process.pid()), catchUp.cpuSeconds(broker.pid()),
 					offsetsWritten(admin, applicationId), -1, catchUp.threadLoads(process.pid()),
-					catchUp.lastThreeQuartersMillis());
+					catchUp.lastThreeQuartersMillis(),
+					(application.table() != null) ? Table.read(bootstrapServers, application.table()) : Table.EMPTY);
 		}
 		finally {
 			process.destroy();
@@ -364,7 +447,8 @@ class ThroughputBenchmark {
 			long millis = catchUp.time(() -> BenchInstances.running(instance, prefix), null);
 			Run run = new Run(prefix, millis, catchUp.cpuSeconds(instance.pid()), catchUp.cpuSeconds(broker.pid()),
 					offsetsWritten(admin, prefix), threadMetric(instance, "commit.total"),
-					catchUp.threadLoads(instance.pid()), catchUp.lastThreeQuartersMillis());
+					catchUp.threadLoads(instance.pid()), catchUp.lastThreeQuartersMillis(),
+					Table.read(bootstrapServers, prefix + ".bindings"));
 			instance.stop();
 			return run;
 		}
