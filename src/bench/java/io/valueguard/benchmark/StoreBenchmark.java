@@ -108,6 +108,7 @@ class StoreBenchmark {
 	private static String restore(InstanceProcess instance, String bootstrapServers, String prefix)
 			throws Exception {
 		instance.stop();
+		String disk = disk(instance.stateDir());
 		instance.wipeState();
 		long restarted = System.nanoTime();
 		instance.start();
@@ -128,7 +129,8 @@ class StoreBenchmark {
 			// partitions restore side by side: the store took as long as its slowest partition
 			totals[1] = Math.max(totals[1], Long.parseLong(matcher.group(3)));
 		}
-		StringBuilder report = new StringBuilder(String.format(Locale.ROOT,
+		StringBuilder report = new StringBuilder(disk);
+		report.append(String.format(Locale.ROOT,
 				"Restart with the state directory wiped: ready after %.1f s%n%n| store | records restored | restore "
 						+ "time (slowest partition) | restore records/s | plain consumer records/s | ratio |%n"
 						+ "| --- | --- | --- | --- | --- | --- |%n",
@@ -145,6 +147,30 @@ class StoreBenchmark {
 					restoreRate / plainRate));
 		}
 		return report.toString();
+	}
+
+	/**
+	 * What the stopped instance's stores take on disk (RocksDB files, every partition), in all and per million of
+	 * their entries: {@code keys} bindings and {@code keys / 2} owners.
+	 */
+	private static String disk(Path stateDir) throws java.io.IOException {
+		Map<String, Long> bytes = new java.util.TreeMap<>();
+		try (var files = Files.walk(stateDir)) {
+			for (Path file : files.filter(Files::isRegularFile).toList()) {
+				Path relative = stateDir.relativize(file);
+				for (int i = 0; i + 1 < relative.getNameCount(); i++) {
+					if (relative.getName(i).toString().equals("rocksdb")) {
+						bytes.merge(relative.getName(i + 1).toString(), Files.size(file), Long::sum);
+					}
+				}
+			}
+		}
+		Map<String, Long> entries = Map.of("bindings", (long) KEYS, "owners", KEYS / 2L);
+		StringBuilder report = new StringBuilder("| store | entries | on disk | per million entries |\n| --- | --- | --- | --- |\n");
+		bytes.forEach((store, size) -> report.append(String.format(Locale.ROOT, "| %s | %,d | %,.1f MiB | %s |%n", store,
+				entries.getOrDefault(store, 0L), size / 1048576.0, entries.containsKey(store)
+						? String.format(Locale.ROOT, "%,.1f MiB", size / 1048576.0 / (entries.get(store) / 1e6)) : "")));
+		return report.append('\n').toString();
 	}
 
 	/** Records per second of a consumer with default settings reading the whole topic (read_committed). */

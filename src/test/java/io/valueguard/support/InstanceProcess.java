@@ -73,6 +73,11 @@ public final class InstanceProcess implements AutoCloseable {
 		return this.api;
 	}
 
+	/** Where the instance keeps its state stores. */
+	public Path stateDir() {
+		return this.stateDir;
+	}
+
 	public Path logFile() {
 		return this.logFile;
 	}
