@@ -97,8 +97,16 @@ class ThroughputBenchmark {
 
 	private static final String BINDER = "--spring.cloud.stream.kafka.streams.binder.configuration.";
 
-	/** A setting: the Kafka Streams configuration both applications run with, on top of their own defaults. */
-	private record Setting(String name, Map<String, String> baseline, Map<String, String> valueGuard) {
+	/**
+	 * A setting: the Kafka Streams configuration both applications run with, on top of their own defaults, and more
+	 * arguments for ValueGuard.
+	 */
+	private record Setting(String name, Map<String, String> baseline, Map<String, String> valueGuard,
+			List<String> valueGuardArguments) {
+
+		Setting(String name, Map<String, String> baseline, Map<String, String> valueGuard) {
+			this(name, baseline, valueGuard, List.of());
+		}
 
 	}
 
@@ -183,7 +191,14 @@ class ThroughputBenchmark {
 							Map.of(PRODUCER_BATCH_SIZE, "16384")),
 					new Setting("both with 128 KiB producer batches", Map.of(PRODUCER_BATCH_SIZE, "131072"), Map.of()),
 					new Setting("both at commit.interval.ms=1000", Map.of(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, "1000"),
-							Map.of(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, "1000")));
+							Map.of(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, "1000")),
+					// a large keyspace: stores that outgrow the default 64 MB block cache, and the heap's recent entries
+					new Setting("ValueGuard with a 256 MB block cache", Map.of(), Map.of(),
+							List.of("--valueguard.rocksdb.block-cache-size=256MB")),
+					new Setting("ValueGuard remembering 1,000,000 recent entries per stage", Map.of(), Map.of(),
+							List.of("--valueguard.store.recent-entries=1000000")),
+					new Setting("ValueGuard with both", Map.of(), Map.of(), List.of(
+							"--valueguard.rocksdb.block-cache-size=256MB", "--valueguard.store.recent-entries=1000000")));
 			// a fresh broker JVM is still compiling its hot paths: warm it up with one run of each, not reported
 			runBaseline(broker, admin, work, settings.get(0));
 			runValueGuard(broker, admin, work, settings.get(0));
@@ -430,6 +445,7 @@ class ThroughputBenchmark {
 		List<String> arguments = BenchInstances.arguments(prefix, TOPIC, PARTITIONS,
 				BINDER + StreamsConfig.PROCESSING_GUARANTEE_CONFIG + "=" + GUARANTEE);
 		setting.valueGuard().forEach((name, value) -> arguments.add(BINDER + name + "=" + value));
+		arguments.addAll(setting.valueGuardArguments());
 		arguments.addAll(BenchInstances.EXTRA_ARGUMENTS);
 		try (InstanceProcess instance = new InstanceProcess(prefix, work, bootstrapServers, arguments)
 			.jvmOptions(BenchInstances.jvmOptions(work, prefix).toArray(String[]::new))) {
