@@ -55,7 +55,8 @@ final class InstanceProtocolServlet extends HttpServlet {
 
 	// The instance protocol is a wire format between instances, not a presentation: it must not change with
 	// spring.jackson.* (an instance configured for indented or snake_case API answers still talks to the others in
-	// the one format RemoteInstances reads), so it has a mapper of its own, not Boot's.
+	// the one format RemoteInstances reads), so it has a mapper of its own, not Boot's. MultiInstanceIntegrationTests
+	// runs one of its instances with snake_case naming to keep it so.
 	private static final JsonMapper JSON = JsonMapper.builder().build();
 
 	private static final Map<String, Lookup<?, ?>> LOOKUPS = Map.of(Lookup.BINDINGS.name(), Lookup.BINDINGS,
