@@ -102,13 +102,24 @@ class ThroughputBenchmark {
 	 * arguments for ValueGuard.
 	 */
 	private record Setting(String name, Map<String, String> baseline, Map<String, String> valueGuard,
-			List<String> valueGuardArguments) {
+			List<String> valueGuardArguments, java.io.@Nullable File jar) {
 
 		Setting(String name, Map<String, String> baseline, Map<String, String> valueGuard) {
 			this(name, baseline, valueGuard, List.of());
 		}
 
+		Setting(String name, Map<String, String> baseline, Map<String, String> valueGuard,
+				List<String> valueGuardArguments) {
+			this(name, baseline, valueGuard, valueGuardArguments, null);
+		}
+
 	}
+
+	/**
+	 * Another build's packaged jar to run as row 9, beside this build's defaults (row 1): whether a change cost
+	 * throughput, in alternating rounds of one run ({@code -Dvalueguard.bench.compare-jar=<path>}).
+	 */
+	private static final String COMPARE_JAR = System.getProperty("valueguard.bench.compare-jar", "");
 
 	/**
 	 * One application's run: wall time, CPU seconds of the application's and the broker's JVM meanwhile, the offsets
@@ -199,6 +210,11 @@ class ThroughputBenchmark {
 							List.of("--valueguard.store.recent-entries=1000000")),
 					new Setting("ValueGuard with both", Map.of(), Map.of(), List.of(
 							"--valueguard.rocksdb.block-cache-size=256MB", "--valueguard.store.recent-entries=1000000")));
+			if (!COMPARE_JAR.isBlank()) {
+				settings = new ArrayList<>(settings);
+				settings.add(new Setting("ValueGuard from " + COMPARE_JAR, Map.of(), Map.of(), List.of(),
+						new java.io.File(COMPARE_JAR)));
+			}
 			// a fresh broker JVM is still compiling its hot paths: warm it up with one run of each, not reported
 			runBaseline(broker, admin, work, settings.get(0));
 			runValueGuard(broker, admin, work, settings.get(0));
@@ -449,6 +465,9 @@ class ThroughputBenchmark {
 		arguments.addAll(BenchInstances.EXTRA_ARGUMENTS);
 		try (InstanceProcess instance = new InstanceProcess(prefix, work, bootstrapServers, arguments)
 			.jvmOptions(BenchInstances.jvmOptions(work, prefix).toArray(String[]::new))) {
+			if (setting.jar() != null) {
+				instance.jar(setting.jar());
+			}
 			instance.start();
 			Map<String, Set<String>> inputs = new LinkedHashMap<>();
 			inputs.put(prefix + "-keys", Set.of(TOPIC, prefix + "-eviction-feedback"));

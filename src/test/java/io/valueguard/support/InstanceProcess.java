@@ -7,6 +7,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.util.FileSystemUtils;
 
 /**
@@ -39,6 +41,8 @@ public final class InstanceProcess implements AutoCloseable {
 	/**
 	 * @param arguments Spring Boot arguments beyond the port, the broker, the instance name and the state directory
 	 */
+	private java.io.@Nullable File jar;
+
 	public InstanceProcess(String name, Path workDir, String bootstrapServers, List<String> arguments) {
 		this.name = name;
 		this.stateDir = workDir.resolve(name + "-state");
@@ -48,6 +52,12 @@ public final class InstanceProcess implements AutoCloseable {
 				"--valueguard.instance-name=" + name, "--valueguard.state-dir=" + this.stateDir));
 		this.arguments.addAll(arguments);
 		this.api = new ApiClient(this.port);
+	}
+
+	/** Another build's packaged jar instead of this one's, as a benchmark compares them. */
+	public InstanceProcess jar(java.io.File jar) {
+		this.jar = jar;
+		return this;
 	}
 
 	/** JVM options instead of the fault tests' small ones, as for a benchmark. */
@@ -88,7 +98,7 @@ public final class InstanceProcess implements AutoCloseable {
 					java.nio.file.StandardOpenOption.APPEND);
 			List<String> command = new ArrayList<>(List.of(ChildJvm.java()));
 			command.addAll(this.jvmOptions);
-			command.addAll(List.of("-jar", ChildJvm.applicationJar().getPath()));
+			command.addAll(List.of("-jar", ((this.jar != null) ? this.jar : ChildJvm.applicationJar()).getPath()));
 			command.addAll(this.arguments);
 			this.process = new ProcessBuilder(command).redirectErrorStream(true)
 				.redirectOutput(ProcessBuilder.Redirect.appendTo(this.logFile.toFile()))
