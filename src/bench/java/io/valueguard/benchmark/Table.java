@@ -1,17 +1,10 @@
 package io.valueguard.benchmark;
 
-import java.time.Duration;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.PartitionInfo;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.StringDeserializer;
+import io.valueguard.support.KafkaProbe;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -24,30 +17,9 @@ record Table(Map<String, String> bindings) {
 
 	/** Reads {@code topic} from its start to its end, committed records only. */
 	static Table read(String bootstrapServers, String topic) {
-		Map<String, String> bindings = new HashMap<>();
-		try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(Map.of(
-				ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers, ConsumerConfig.ISOLATION_LEVEL_CONFIG,
-				"read_committed", ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 10_000), new StringDeserializer(),
-				new StringDeserializer())) {
-			List<TopicPartition> partitions = consumer.partitionsFor(topic)
-				.stream()
-				.map((PartitionInfo info) -> new TopicPartition(topic, info.partition()))
-				.toList();
-			consumer.assign(partitions);
-			consumer.seekToBeginning(partitions);
-			Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
-			while (partitions.stream().anyMatch((partition) -> consumer.position(partition) < ends.get(partition))) {
-				for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(500))) {
-					if (record.value() == null) {
-						bindings.remove(record.key());
-					}
-					else {
-						bindings.put(record.key(), record.value());
-					}
-				}
-			}
+		try (KafkaProbe kafka = new KafkaProbe(bootstrapServers)) {
+			return new Table(kafka.table(topic));
 		}
-		return new Table(bindings);
 	}
 
 	/** Values that two or more keys hold: each is a broken rule. */

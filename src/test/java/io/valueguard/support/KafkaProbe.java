@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.function.Predicate;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -115,10 +116,19 @@ public final class KafkaProbe implements AutoCloseable {
 
 	/** The topic read as a table (last value per key, tombstones delete), restricted to {@code keys}. */
 	public Map<String, String> table(String topic, Set<String> keys) {
+		return table(topic, keys::contains);
+	}
+
+	/** The whole topic read as a table (last value per key, tombstones delete). */
+	public Map<String, String> table(String topic) {
+		return table(topic, (key) -> true);
+	}
+
+	private Map<String, String> table(String topic, Predicate<String> keys) {
 		Map<String, String> table = new HashMap<>();
 		for (ConsumerRecord<byte[], byte[]> record : readAll(topic)) {
 			String key = new String(record.key(), StandardCharsets.UTF_8);
-			if (!keys.contains(key)) {
+			if (!keys.test(key)) {
 				continue;
 			}
 			if (record.value() == null) {
