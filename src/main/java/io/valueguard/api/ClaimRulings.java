@@ -12,7 +12,6 @@ import io.valueguard.owners.ClaimOrder;
 import io.valueguard.routing.ClaimView;
 import io.valueguard.routing.LookupRouter;
 import io.valueguard.routing.OwnerView;
-import io.valueguard.routing.StoreUnavailableException;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.stereotype.Component;
@@ -28,13 +27,14 @@ import org.springframework.stereotype.Component;
  * <li>otherwise the value stage has not ruled yet, and it looks again until the wait is over.</li>
  * </ul>
  * Under first-wins a greater holder says nothing: the holder may let go before the claim arrives.
+ * <p>
+ * The looking is done by one {@link WaitLoop} for all waiting requests together, so that its cost does not grow with
+ * their number.
  */
 @Component
-class ClaimRulings {
+class ClaimRulings implements AutoCloseable {
 
-	private static final Duration POLL = Duration.ofMillis(10);
-
-	private final LookupRouter router;
+	private final WaitLoop loop;
 
 	/** One permit per request that may wait at once ({@code valueguard.query.max-waiting}). */
 	private final Semaphore waiting;
@@ -42,7 +42,7 @@ class ClaimRulings {
 	private final boolean firstWins;
 
 	ClaimRulings(LookupRouter router, QueryProperties properties, ValueGuardProperties settings) {
-		this.router = router;
+		this.loop = new WaitLoop(router);
 		this.waiting = new Semaphore(properties.maxWaiting());
 		this.firstWins = settings.policy() == ClaimPolicy.FIRST_WINS;
 	}
@@ -52,42 +52,12 @@ class ClaimRulings {
 	 * requests wait already as may: the claim is published either way, and its caller gets a 202.
 	 */
 	@Nullable Ruling awaitClaim(ClaimPublisher.Receipt receipt, Duration wait) {
-		return whileAllowedToWait(() -> ruling(receipt, wait));
+		return whileAllowedToWait(() -> this.loop.await(new ClaimWait(receipt), wait));
 	}
 
 	/** The release the receipt names once it has taken effect; null as for {@link #awaitClaim}. */
 	@Nullable Release awaitRelease(ClaimPublisher.Receipt receipt, Duration wait) {
-		return whileAllowedToWait(() -> release(receipt, wait));
-	}
-
-	private @Nullable Ruling ruling(ClaimPublisher.Receipt receipt, Duration wait) {
-		String value = receipt.value();
-		long deadline = System.nanoTime() + wait.toNanos();
-		do {
-			ClaimView claim = read(() -> this.router.claim(receipt.key(), null).entry());
-			// the key stage has applied this record once the key's claim is of this value, at its time or later
-			if (claim != null && value.equals(claim.value()) && claim.timestamp() >= receipt.timestamp()) {
-				OwnerView owner = read(() -> this.router.ownerNow(value).entry());
-				Ruling ruling = rule(claim, owner);
-				if (ruling != null) {
-					return ruling;
-				}
-			}
-		}
-		while (pause(deadline));
-		return null;
-	}
-
-	private @Nullable Release release(ClaimPublisher.Receipt receipt, Duration wait) {
-		long deadline = System.nanoTime() + wait.toNanos();
-		do {
-			ClaimView claim = read(() -> this.router.claim(receipt.key(), null).entry());
-			if (claim != null && claim.value() == null && claim.timestamp() >= receipt.timestamp()) {
-				return Release.of(receipt.key(), claim.timestamp());
-			}
-		}
-		while (pause(deadline));
-		return null;
+		return whileAllowedToWait(() -> this.loop.await(new ReleaseWait(receipt), wait));
 	}
 
 	/**
@@ -95,7 +65,7 @@ class ClaimRulings {
 	 * is once every value stage partition has erased the name. Null if that was not seen within the wait.
 	 */
 	@Nullable Release awaitErasure(ClaimPublisher.Receipt receipt, Duration wait) {
-		return whileAllowedToWait(() -> erasure(receipt, wait));
+		return whileAllowedToWait(() -> this.loop.await(new ErasureWait(receipt), wait));
 	}
 
 	/** Waits for the answer unless as many requests wait already as may: then there is none. */
@@ -111,25 +81,79 @@ class ClaimRulings {
 		}
 	}
 
-	private @Nullable Release erasure(ClaimPublisher.Receipt receipt, Duration wait) {
-		long deadline = System.nanoTime() + wait.toNanos();
-		@Nullable ClaimView erasing = null;
-		do {
-			try {
-				ClaimView claim = this.router.claim(receipt.key(), null).entry();
-				if (claim != null && claim.erasing()) {
-					erasing = claim;
-				}
-				else if (claim == null && erasing != null) {
-					return new Release(receipt.key(), erasing.timestamp(), "ERASED");
-				}
-			}
-			catch (StoreUnavailableException ex) {
-				// a rebalance or a restore: look again
-			}
+	@Override
+	public void close() {
+		this.loop.close();
+	}
+
+	/** A claim's wait: decided once the key stage has applied it and the value's holder (or the key's record) shows. */
+	private final class ClaimWait extends WaitLoop.Wait<Ruling> {
+
+		private final ClaimPublisher.Receipt receipt;
+
+		ClaimWait(ClaimPublisher.Receipt receipt) {
+			super(receipt.key());
+			this.receipt = receipt;
 		}
-		while (pause(deadline));
-		return null;
+
+		@Override
+		@Nullable String holderNeeded(@Nullable ClaimView claim) {
+			return applied(claim) ? this.receipt.value() : null;
+		}
+
+		/** The key stage has applied this record once the key's claim is of this value, at its time or later. */
+		private boolean applied(@Nullable ClaimView claim) {
+			return claim != null && this.receipt.value().equals(claim.value())
+					&& claim.timestamp() >= this.receipt.timestamp();
+		}
+
+		@Override
+		@Nullable Ruling decide(@Nullable ClaimView claim, @Nullable OwnerView holder) {
+			return applied(claim) ? rule(claim, holder) : null;
+		}
+
+	}
+
+	private static final class ReleaseWait extends WaitLoop.Wait<Release> {
+
+		private final ClaimPublisher.Receipt receipt;
+
+		ReleaseWait(ClaimPublisher.Receipt receipt) {
+			super(receipt.key());
+			this.receipt = receipt;
+		}
+
+		@Override
+		@Nullable Release decide(@Nullable ClaimView claim, @Nullable OwnerView holder) {
+			return (claim != null && claim.value() == null && claim.timestamp() >= this.receipt.timestamp())
+					? Release.of(this.receipt.key(), claim.timestamp()) : null;
+		}
+
+	}
+
+	/** Only the loop's thread sees {@code erasing}. */
+	private static final class ErasureWait extends WaitLoop.Wait<Release> {
+
+		private final String key;
+
+		private @Nullable ClaimView erasing;
+
+		ErasureWait(ClaimPublisher.Receipt receipt) {
+			super(receipt.key());
+			this.key = receipt.key();
+		}
+
+		@Override
+		@Nullable Release decide(@Nullable ClaimView claim, @Nullable OwnerView holder) {
+			if (claim != null && claim.erasing()) {
+				this.erasing = claim;
+			}
+			else if (claim == null && this.erasing != null) {
+				return new Release(this.key, this.erasing.timestamp(), "ERASED");
+			}
+			return null;
+		}
+
 	}
 
 	private @Nullable Ruling rule(ClaimView claim, @Nullable OwnerView owner) {
@@ -163,31 +187,6 @@ class ClaimRulings {
 		Ruling.Holder holder = claim.bound() ? new Ruling.Holder(claim.key(), claim.timestamp())
 				: (owner != null) ? new Ruling.Holder(owner.key(), owner.timestamp()) : null;
 		return new Ruling(claim.key(), claim.value(), claim.timestamp(), outcome, holder);
-	}
-
-	/** A read that may not be possible right now (a rebalance, a restore): then there is no answer yet. */
-	private static <T> @Nullable T read(Supplier<@Nullable T> lookup) {
-		try {
-			return lookup.get();
-		}
-		catch (StoreUnavailableException ex) {
-			return null;
-		}
-	}
-
-	/** Pauses before the next look; false once the wait is over. */
-	private static boolean pause(long deadline) {
-		if (System.nanoTime() + POLL.toNanos() > deadline) {
-			return false;
-		}
-		try {
-			Thread.sleep(POLL.toMillis());
-			return true;
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			return false;
-		}
 	}
 
 }

@@ -123,10 +123,12 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 		this.outbox = this.stores.outbox(context);
 		this.outbox.connect(context, (partition, entries, timestamp) -> context
 			.forward(new Record<>(null, new CommandBatch(partition, entries), timestamp), TO_OWNER_COMMANDS));
+		this.outbox.beforeEachCommit(this.promptCommits::committing);
 	}
 
 	@Override
 	public void process(Record<Object, Object> record) {
+		this.promptCommits.processing(this.context.currentSystemTimeMs());
 		if (record.value() instanceof Feedback feedback) {
 			applyVerdicts(record, feedback.batch());
 			return;

@@ -96,6 +96,7 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 		Outbox<VerdictBatch.Entry> outbox = this.stores.outbox(context);
 		outbox.connect(context, (partition, entries, timestamp) -> context
 			.forward(new Record<>(null, new VerdictBatch(partition, entries), timestamp)));
+		outbox.beforeEachCommit(this.promptCommits::committing);
 		// a verdict's record time is when the claim that decided it was made
 		ValueStage.Verdicts verdicts = (key, verdict) -> outbox.add(verdict.keyPartition(),
 				new VerdictBatch.Entry(key, verdict), VerdictBatch.sizeOf(key, verdict), verdict.decidedAt());
@@ -115,6 +116,7 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 
 	@Override
 	public void process(Record<String, CommandBatch> record) {
+		this.promptCommits.processing(this.context.currentSystemTimeMs());
 		if (record.value() == null) {
 			skipForeign("value");
 			return;

@@ -80,6 +80,19 @@ public class LookupRouter {
 		return lookup(OWNERS_NOW, value, null, false);
 	}
 
+	/**
+	 * The keys' latest claims, bound or not, read together: this instance's share from its stores, one request per
+	 * other instance for theirs. Every key is in the answer, null when it has no claim.
+	 */
+	public Map<String, @Nullable ClaimView> claims(List<String> keys) {
+		return batch(Lookup.CLAIMS, keys, null);
+	}
+
+	/** Who holds each value now, read together as {@link #claims} reads claims, never from the cache. */
+	public Map<String, @Nullable OwnerView> ownersNow(List<String> values) {
+		return batch(OWNERS_NOW, values, null);
+	}
+
 	/** The key's latest claim, bound or not. */
 	public Answer<ClaimView> claim(String key, @Nullable Long maxLag) {
 		return lookup(Lookup.CLAIMS, key, maxLag, false);

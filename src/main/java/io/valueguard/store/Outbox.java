@@ -51,6 +51,8 @@ public final class Outbox<E> extends PreCommitStore {
 
 	private @Nullable Sender<E> sender;
 
+	private @Nullable Runnable beforeCommit;
+
 	private Outbox(String name) {
 		super(name);
 	}
@@ -63,6 +65,14 @@ public final class Outbox<E> extends PreCommitStore {
 		connectTo(context);
 		this.sender = sender;
 		context.schedule(LINGER, PunctuationType.WALL_CLOCK_TIME, (now) -> sendAllWhileKafkaAnswers());
+	}
+
+	/**
+	 * Runs {@code listener} whenever the task is about to commit, whether the outbox holds anything or not: how a
+	 * processor learns that a commit it asked for has begun ({@link CommitThrottle#committing}).
+	 */
+	public void beforeEachCommit(Runnable listener) {
+		this.beforeCommit = listener;
 	}
 
 	/** The scheduled send, which keeps the messages when Kafka does not answer in time. */
@@ -132,6 +142,9 @@ public final class Outbox<E> extends PreCommitStore {
 
 	@Override
 	public void flushCache() {
+		if (this.beforeCommit != null) {
+			this.beforeCommit.run();
+		}
 		if (connected() && pending() > 0) {
 			actAsProcessor(this::sendAll);
 		}

@@ -1,6 +1,7 @@
 package io.valueguard.claims;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -56,7 +57,7 @@ class KeyStageProcessorTests {
 
 	@BeforeEach
 	void holdClaims() {
-		for (String key : List.of("ann", "bob", "cid")) {
+		for (String key : List.of("ann", "bob", "cid", "dan")) {
 			this.claims.put(key, new KeyClaim("desk-" + key, 10, true));
 		}
 	}
@@ -67,10 +68,12 @@ class KeyStageProcessorTests {
 		Processor<Object, Object, Object, Object> processor = started(context);
 
 		evict(processor, "ann", 1_000);
-		evict(processor, "bob", 1_000 + COMMIT_INTERVAL - 1);
+		// the first record after the commit: it ended by then, and the next interval counts from here
+		evict(processor, "bob", 1_010);
+		evict(processor, "cid", 1_010 + COMMIT_INTERVAL - 1);
 		verify(context, times(1)).commit();
 
-		evict(processor, "cid", 1_000 + COMMIT_INTERVAL);
+		evict(processor, "dan", 1_010 + COMMIT_INTERVAL);
 		verify(context, times(2)).commit();
 	}
 
@@ -109,7 +112,7 @@ class KeyStageProcessorTests {
 		verify(context, never()).commit();
 		claim(processor, "eve", true, 2_000);
 		verify(context, times(1)).commit();
-		// within the same interval as that commit: the scheduled one will do
+		// within an interval of that commit: the scheduled one will do
 		claim(processor, "fay", true, 2_000 + COMMIT_INTERVAL - 1);
 		verify(context, times(1)).commit();
 	}
@@ -147,7 +150,16 @@ class KeyStageProcessorTests {
 		willAnswer((call) -> this.claims.put(call.getArgument(0), call.getArgument(1))).given(bindings)
 			.put(anyString(), any());
 		doReturn(bindings).when(context).getStateStore(KeyStageProcessor.PENDING_WRITES);
-		doReturn(mock(Outbox.class)).when(context).getStateStore(KeyStageProcessor.OUTBOX);
+		Outbox<?> outbox = mock(Outbox.class);
+		doReturn(outbox).when(context).getStateStore(KeyStageProcessor.OUTBOX);
+		// as Kafka Streams does, the task commits once the record that asked for it is processed: the outbox's
+		// pre-commit moment comes before the next record
+		List<Runnable> beforeCommit = new ArrayList<>();
+		willAnswer((call) -> beforeCommit.add(call.getArgument(0))).given(outbox).beforeEachCommit(any());
+		willAnswer((call) -> {
+			beforeCommit.forEach(Runnable::run);
+			return null;
+		}).given(context).commit();
 		given(context.appConfigs()).willReturn(Map.of(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, COMMIT_INTERVAL));
 		given(context.taskId()).willReturn(new TaskId(0, partition));
 		given(context.currentSystemTimeMs()).willAnswer((call) -> this.now);

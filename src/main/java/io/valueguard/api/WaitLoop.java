@@ -1,0 +1,201 @@
+package io.valueguard.api;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
+
+import io.valueguard.routing.ClaimView;
+import io.valueguard.routing.LookupRouter;
+import io.valueguard.routing.OwnerView;
+import io.valueguard.routing.StoreUnavailableException;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Looks up, for every synchronous write that waits, what it waits for, all together on one thread. A round reads the
+ * claims of all waiting keys in one batch (this instance's share from its stores, one request per other instance),
+ * then, in a second batch, who holds the values whose claims the key stage has applied, and hands each wait what
+ * was read. So the reads do not grow with the number of requests waiting: when each request looked up its own two
+ * entries every 10 ms, seventy-two sign-ups racing through three instances on a 2-core machine sent thousands of
+ * forwarded lookups a second, and the stream threads whose ruling they waited for starved (a ruling took 20 to 30 s).
+ * The next round starts {@link #POLL} after the last one ended, and no sooner than the last one took: when the
+ * instances answer slowly, the rounds slow down with them instead of piling up.
+ */
+final class WaitLoop implements AutoCloseable {
+
+	private static final Log logger = LogFactory.getLog(WaitLoop.class);
+
+	static final Duration POLL = Duration.ofMillis(10);
+
+	/** How long the thread sleeps with nothing to wait for, unless a wait arrives. */
+	private static final long IDLE_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+	/**
+	 * One request's wait, given the key's latest claim (null: none) and, when it asks for it, who holds a value.
+	 * @param <T> the answer
+	 */
+	abstract static class Wait<T> {
+
+		private final String key;
+
+		private final CompletableFuture<T> answer = new CompletableFuture<>();
+
+		Wait(String key) {
+			this.key = key;
+		}
+
+		/** The value whose holder this wait needs to decide, given the key's claim; null when it needs none. */
+		@Nullable String holderNeeded(@Nullable ClaimView claim) {
+			return null;
+		}
+
+		/** The answer, if the claim and the holder (when {@link #holderNeeded} asked for one) give it; else null. */
+		abstract @Nullable T decide(@Nullable ClaimView claim, @Nullable OwnerView holder);
+
+	}
+
+	private final LookupRouter router;
+
+	private final Set<Wait<?>> waits = ConcurrentHashMap.newKeySet();
+
+	private @Nullable Thread thread;
+
+	private volatile boolean closed;
+
+	private @Nullable String lastProblem;
+
+	WaitLoop(LookupRouter router) {
+		this.router = router;
+	}
+
+	/** Waits up to {@code patience} for the wait's answer; null when there was none by then. */
+	<T> @Nullable T await(Wait<T> wait, Duration patience) {
+		this.waits.add(wait);
+		LockSupport.unpark(started());
+		try {
+			return wait.answer.get(patience.toNanos(), TimeUnit.NANOSECONDS);
+		}
+		catch (TimeoutException | ExecutionException ex) {
+			return null;
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return null;
+		}
+		finally {
+			this.waits.remove(wait);
+		}
+	}
+
+	private synchronized Thread started() {
+		if (this.thread == null) {
+			this.thread = new Thread(this::run, "valueguard-rulings");
+			this.thread.setDaemon(true);
+			this.thread.start();
+		}
+		return this.thread;
+	}
+
+	private void run() {
+		while (!this.closed) {
+			if (this.waits.isEmpty()) {
+				LockSupport.parkNanos(IDLE_NANOS);
+				continue;
+			}
+			long started = System.nanoTime();
+			try {
+				round();
+			}
+			catch (RuntimeException ex) {
+				// the next round tries again; the requests' own deadlines bound how long they wait
+				problem(ex);
+			}
+			long took = System.nanoTime() - started;
+			try {
+				TimeUnit.NANOSECONDS.sleep(Math.max(POLL.toNanos(), took));
+			}
+			catch (InterruptedException ex) {
+				return;
+			}
+		}
+	}
+
+	/** One look for every wait: the claims in one batch, the holders some of them need in a second. */
+	void round() {
+		List<Wait<?>> current = new ArrayList<>(this.waits);
+		Set<String> keys = new LinkedHashSet<>();
+		current.forEach((wait) -> keys.add(wait.key));
+		Map<String, @Nullable ClaimView> claims;
+		try {
+			claims = this.router.claims(List.copyOf(keys));
+		}
+		catch (StoreUnavailableException ex) {
+			// a rebalance or a restore: look again next round
+			return;
+		}
+		Map<Wait<?>, String> holdersNeeded = new HashMap<>();
+		for (Wait<?> wait : current) {
+			String value = wait.holderNeeded(claims.get(wait.key));
+			if (value != null) {
+				holdersNeeded.put(wait, value);
+			}
+		}
+		Map<String, @Nullable OwnerView> holders = null;
+		if (!holdersNeeded.isEmpty()) {
+			try {
+				holders = this.router.ownersNow(List.copyOf(new LinkedHashSet<>(holdersNeeded.values())));
+			}
+			catch (StoreUnavailableException ex) {
+				// the waits that need a holder look again next round; the others decide now
+			}
+		}
+		for (Wait<?> wait : current) {
+			String value = holdersNeeded.get(wait);
+			if (value != null && holders == null) {
+				continue;
+			}
+			answer(wait, claims.get(wait.key), (value != null) ? holders.get(value) : null);
+		}
+		this.lastProblem = null;
+	}
+
+	private static <T> void answer(Wait<T> wait, @Nullable ClaimView claim, @Nullable OwnerView holder) {
+		T answer = wait.decide(claim, holder);
+		if (answer != null) {
+			wait.answer.complete(answer);
+		}
+	}
+
+	/** Logs a failed round once, not a hundred times a second. */
+	private void problem(RuntimeException ex) {
+		String problem = ex.getClass().getName() + ": " + ex.getMessage();
+		if (!problem.equals(this.lastProblem)) {
+			logger.warn("Looking up the rulings that synchronous writes wait for failed; trying again: " + problem, ex);
+			this.lastProblem = problem;
+		}
+	}
+
+	@Override
+	public void close() {
+		this.closed = true;
+		Thread running;
+		synchronized (this) {
+			running = this.thread;
+		}
+		if (running != null) {
+			running.interrupt();
+		}
+	}
+
+}

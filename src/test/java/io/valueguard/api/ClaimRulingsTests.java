@@ -1,0 +1,176 @@
+package io.valueguard.api;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.valueguard.claims.ClaimPublisher;
+import io.valueguard.routing.ClaimView;
+import io.valueguard.routing.LookupRouter;
+import io.valueguard.routing.OwnerView;
+import io.valueguard.routing.StoreUnavailableException;
+import io.valueguard.support.TestProperties;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.anyList;
+import static org.mockito.ArgumentMatchers.anyString;
+import static org.mockito.BDDMockito.given;
+import static org.mockito.BDDMockito.then;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.never;
+
+/**
+ * Synchronous writes wait through one loop that looks up every waiting request's entries together, against a router
+ * whose stores the test sets: the claims store of the key stage and the owners store of the value stage.
+ */
+class ClaimRulingsTests {
+
+	private final LookupRouter router = mock(LookupRouter.class);
+
+	/** The key stage's claims as the router answers them. */
+	private final Map<String, ClaimView> claims = new ConcurrentHashMap<>();
+
+	/** The value stage's holders as the router answers them. */
+	private final Map<String, OwnerView> owners = new ConcurrentHashMap<>();
+
+	/** Every batch of keys the loop asked for. */
+	private final List<List<String>> claimBatches = new CopyOnWriteArrayList<>();
+
+	private final AtomicInteger unavailable = new AtomicInteger();
+
+	private final ClaimRulings rulings;
+
+	ClaimRulingsTests() {
+		given(this.router.claims(anyList())).willAnswer((invocation) -> {
+			List<String> keys = invocation.getArgument(0);
+			this.claimBatches.add(keys);
+			if (this.unavailable.getAndUpdate((left) -> Math.max(0, left - 1)) > 0) {
+				throw new StoreUnavailableException("bindings", "rebalancing", Duration.ZERO);
+			}
+			return answers(keys, this.claims);
+		});
+		given(this.router.ownersNow(anyList()))
+			.willAnswer((invocation) -> answers(invocation.getArgument(0), this.owners));
+		this.rulings = new ClaimRulings(this.router, TestProperties.query(Map.of()), TestProperties.defaults());
+	}
+
+	@AfterEach
+	void closeLoop() {
+		this.rulings.close();
+	}
+
+	@Test
+	void shouldLookUpTheClaimsOfAllWaitingRequestsInOneBatch() throws Exception {
+		int requests = 20;
+		ExecutorService callers = Executors.newFixedThreadPool(requests);
+		try {
+			List<Future<@Nullable Ruling>> answers = new ArrayList<>();
+			for (int i = 0; i < requests; i++) {
+				ClaimPublisher.Receipt receipt = receipt("key-" + i, "value-" + i, 100);
+				answers.add(callers.submit(() -> this.rulings.awaitClaim(receipt, Duration.ofSeconds(10))));
+			}
+			// nothing ruled yet: the loop keeps looking, all of them in each round
+			await().until(() -> this.claimBatches.stream().anyMatch((batch) -> batch.size() == requests));
+			for (int i = 0; i < requests; i++) {
+				this.claims.put("key-" + i, new ClaimView("key-" + i, "value-" + i, 100, true, false, false));
+				this.owners.put("value-" + i, new OwnerView("value-" + i, "key-" + i, 100));
+			}
+			for (int i = 0; i < requests; i++) {
+				Ruling ruling = answers.get(i).get();
+				assertThat(ruling.outcome()).isEqualTo(Ruling.Outcome.BOUND);
+				assertThat(ruling.key()).isEqualTo("key-" + i);
+			}
+		}
+		finally {
+			callers.shutdownNow();
+		}
+		// never one lookup per request
+		then(this.router).should(never()).claim(anyString(), any());
+		then(this.router).should(never()).ownerNow(anyString());
+	}
+
+	@Test
+	void shouldWaitUntilTheKeyStageHasAppliedThisClaim() {
+		// an earlier claim of the key: not this one's ruling
+		this.claims.put("alice", new ClaimView("alice", "phone", 50, true, false, false));
+		this.owners.put("phone", new OwnerView("phone", "alice", 50));
+
+		assertThat(this.rulings.awaitClaim(receipt("alice", "phone", 100), Duration.ofMillis(300))).isNull();
+	}
+
+	@Test
+	void shouldNameTheHolderOfAClaimThatLost() {
+		this.claims.put("bob", new ClaimView("bob", "phone", 100, false, false, false));
+		this.owners.put("phone", new OwnerView("phone", "alice", 200));
+
+		Ruling ruling = this.rulings.awaitClaim(receipt("bob", "phone", 100), Duration.ofSeconds(5));
+
+		assertThat(ruling.outcome()).isEqualTo(Ruling.Outcome.LOST);
+		assertThat(ruling.owner()).isEqualTo(new Ruling.Holder("alice", 200));
+	}
+
+	@Test
+	void shouldLookAgainAfterAStoreWasUnavailable() {
+		this.unavailable.set(3);
+		this.claims.put("alice", new ClaimView("alice", null, 100, false, false, false));
+
+		Release release = this.rulings.awaitRelease(receipt("alice", null, 100), Duration.ofSeconds(5));
+
+		assertThat(release).isEqualTo(Release.of("alice", 100));
+		assertThat(this.claimBatches).hasSizeGreaterThan(3);
+	}
+
+	@Test
+	void shouldSeeAnErasureThroughToItsEnd() throws Exception {
+		ExecutorService caller = Executors.newSingleThreadExecutor();
+		try {
+			Future<@Nullable Release> erasure = caller
+				.submit(() -> this.rulings.awaitErasure(receipt("alice", null, 100), Duration.ofSeconds(10)));
+			// no entry yet says nothing: the erasure has not reached the key stage
+			await().until(() -> this.claimBatches.size() >= 3);
+			this.claims.put("alice", new ClaimView("alice", null, 100, false, false, true));
+			int seen = this.claimBatches.size();
+			await().until(() -> this.claimBatches.size() >= seen + 2);
+			assertThat(erasure).isNotDone();
+			this.claims.remove("alice");
+
+			assertThat(erasure.get()).isEqualTo(new Release("alice", 100, "ERASED"));
+		}
+		finally {
+			caller.shutdownNow();
+		}
+	}
+
+	@Test
+	void shouldStopLookingOnceNobodyWaits() throws Exception {
+		assertThat(this.rulings.awaitRelease(receipt("alice", null, 100), Duration.ofMillis(100))).isNull();
+		Thread.sleep(50);
+		int rounds = this.claimBatches.size();
+		Thread.sleep(200);
+		assertThat(this.claimBatches).hasSize(rounds);
+	}
+
+	private static ClaimPublisher.Receipt receipt(String key, @Nullable String value, long timestamp) {
+		return new ClaimPublisher.Receipt(key, value, "valueguard.claims", 0, 0, timestamp);
+	}
+
+	private static <T> Map<String, @Nullable T> answers(List<String> keys, Map<String, T> store) {
+		Map<String, @Nullable T> answers = new HashMap<>();
+		keys.forEach((key) -> answers.put(key, store.get(key)));
+		return answers;
+	}
+
+}
