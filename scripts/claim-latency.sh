@@ -7,8 +7,13 @@
 #   - asynchronous claims of fresh keys and values, each followed by GET /api/bindings/{key} every 5 ms until it
 #     answers 200: how long until the binding is visible, which under first-wins waits for the grant.
 #
+#   - with BURST=<n>: a second instance joins, and n synchronous claims (?wait=30s) are sent at once, six keys racing
+#     for each value, alternately through either instance: how long until each ruling, and how many got none (202);
+#     the scenario that once starved the stream threads (docs/benchmarks.md, "One wait loop").
+#
 #   scripts/claim-latency.sh [claims per measurement, default 100]
 #   BASELINE_JAR=/tmp/valueguard-before.jar scripts/claim-latency.sh 200
+#   BURST=72 BASELINE_JAR=/tmp/valueguard-before.jar scripts/claim-latency.sh 50
 set -euo pipefail
 cd "$(dirname "$0")/.."
 claims="${1:-100}"
@@ -16,12 +21,14 @@ claims="${1:-100}"
 jar=$(ls target/valueguard-*.jar | head -1)
 work=$(mktemp -d)
 pid=""
+second=""
 cleanup() {
+  if [ -n "$second" ]; then kill "$second" 2>/dev/null || true; wait "$second" 2>/dev/null || true; fi
   if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
   rm -rf "$work"
 }
 trap cleanup EXIT
-for port in 18080 19092; do
+for port in 18080 18081 19092; do
   if (exec 3<>"/dev/tcp/localhost/$port") 2>/dev/null; then echo "port $port is in use: stop what holds it first" >&2; exit 1; fi
 done
 
@@ -49,12 +56,41 @@ sync_claims() {
   cat "$work"/sync-*.txt > "$work/sync.txt"; rm -f "$work"/sync-*.txt
 }
 
+burst() {
+  # $1: jar, $2: policy, $3: name. A second instance joins the first one's broker and application.
+  java -Xmx1g -jar "$1" --server.port=18081 --valueguard.embedded-kafka.enabled=false \
+    --spring.kafka.bootstrap-servers=localhost:19092 --valueguard.state-dir="$work/state-b" \
+    --valueguard.policy="$2" > "$work/$2-b.log" 2>&1 &
+  second=$!
+  until curl -sf localhost:18081/actuator/health/readiness >/dev/null \
+      && curl -sf localhost:18080/actuator/health/readiness >/dev/null \
+      && [ "$(curl -s localhost:18080/api/instances | grep -o '"host"' | wc -l)" -ge 2 ]; do sleep 1; done
+  for i in $(seq 1 20); do
+    curl -s -o /dev/null -X PUT "localhost:$((18080 + i % 2))/api/bindings/warm-b-$i?wait=5s" \
+      -H 'Content-Type: text/plain' -d "warm-b-$i"
+  done
+  : > "$work/burst.txt"
+  local racers=()
+  for i in $(seq 0 $((BURST - 1))); do
+    (curl -s -o /dev/null -w '%{http_code} %{time_total}\n' -X PUT \
+      "localhost:$((18080 + i % 2))/api/bindings/burst-$i?wait=30s" -H 'Content-Type: text/plain' \
+      -d "burst-value-$((i % (BURST / 6)))" >> "$work/burst.txt") &
+    racers+=($!)
+  done
+  wait "${racers[@]}"
+  awk '$1 != 200 {n++} END {printf "%-70s %d of %d without a ruling (202)\n", name, n, NR}' \
+    name="$3: burst of $BURST, 2 instances" "$work/burst.txt"
+  awk '{printf "%d\n", $2 * 1000}' "$work/burst.txt" > "$work/burst-ms.txt"
+  percentiles "$work/burst-ms.txt" "$3: burst of $BURST, 2 instances, until answered"
+  kill "$second"; wait "$second" 2>/dev/null || true; second=""
+}
+
 echo "# $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $claims claims per measurement"
 jars=("$jar")
 if [ -n "${BASELINE_JAR:-}" ]; then jars=("$BASELINE_JAR" "$jar"); fi
 for measured in "${jars[@]}"; do
 for policy in latest-wins first-wins; do
-  rm -rf "$work/kafka" "$work/state"
+  rm -rf "$work/kafka" "$work/state" "$work/state-b"
   java -Xmx1g -jar "$measured" --server.port=18080 --valueguard.embedded-kafka.port=19092 \
     --valueguard.embedded-kafka.log-dir="$work/kafka" --valueguard.state-dir="$work/state" \
     --valueguard.policy="$policy" > "$work/$policy.log" 2>&1 &
@@ -77,6 +113,9 @@ for policy in latest-wins first-wins; do
     echo $(( $(now_ms) - start )) >> "$work/visible.txt"
   done
   percentiles "$work/visible.txt" "$name: claim to binding visible"
+  if [ -n "${BURST:-}" ]; then
+    burst "$measured" "$policy" "$name"
+  fi
   kill "$pid"; wait "$pid" 2>/dev/null || true; pid=""
 done
 done

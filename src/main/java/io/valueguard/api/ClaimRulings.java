@@ -42,7 +42,7 @@ class ClaimRulings implements AutoCloseable {
 	private final boolean firstWins;
 
 	ClaimRulings(LookupRouter router, QueryProperties properties, ValueGuardProperties settings) {
-		this.loop = new WaitLoop(router);
+		this.loop = new WaitLoop(router, properties.maxBatchSize());
 		this.waiting = new Semaphore(properties.maxWaiting());
 		this.firstWins = settings.policy() == ClaimPolicy.FIRST_WINS;
 	}

@@ -13,6 +13,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Function;
 
 import io.valueguard.routing.ClaimView;
 import io.valueguard.routing.LookupRouter;
@@ -67,6 +68,9 @@ final class WaitLoop implements AutoCloseable {
 
 	private final LookupRouter router;
 
+	/** The most keys one batch asks for: what another instance accepts ({@code valueguard.query.max-batch-size}). */
+	private final int maxBatch;
+
 	private final Set<Wait<?>> waits = ConcurrentHashMap.newKeySet();
 
 	private @Nullable Thread thread;
@@ -75,8 +79,9 @@ final class WaitLoop implements AutoCloseable {
 
 	private @Nullable String lastProblem;
 
-	WaitLoop(LookupRouter router) {
+	WaitLoop(LookupRouter router, int maxBatch) {
 		this.router = router;
+		this.maxBatch = maxBatch;
 	}
 
 	/** Waits up to {@code patience} for the wait's answer; null when there was none by then. */
@@ -138,7 +143,7 @@ final class WaitLoop implements AutoCloseable {
 		current.forEach((wait) -> keys.add(wait.key));
 		Map<String, @Nullable ClaimView> claims;
 		try {
-			claims = this.router.claims(List.copyOf(keys));
+			claims = inBatches(List.copyOf(keys), this.router::claims);
 		}
 		catch (StoreUnavailableException ex) {
 			// a rebalance or a restore: look again next round
@@ -154,7 +159,7 @@ final class WaitLoop implements AutoCloseable {
 		Map<String, @Nullable OwnerView> holders = null;
 		if (!holdersNeeded.isEmpty()) {
 			try {
-				holders = this.router.ownersNow(List.copyOf(new LinkedHashSet<>(holdersNeeded.values())));
+				holders = inBatches(List.copyOf(new LinkedHashSet<>(holdersNeeded.values())), this.router::ownersNow);
 			}
 			catch (StoreUnavailableException ex) {
 				// the waits that need a holder look again next round; the others decide now
@@ -168,6 +173,19 @@ final class WaitLoop implements AutoCloseable {
 			answer(wait, claims.get(wait.key), (value != null) ? holders.get(value) : null);
 		}
 		this.lastProblem = null;
+	}
+
+	/** Looks the keys up at most {@link #maxBatch} at a time. */
+	private <T> Map<String, @Nullable T> inBatches(List<String> keys,
+			Function<List<String>, Map<String, @Nullable T>> lookup) {
+		if (keys.size() <= this.maxBatch) {
+			return lookup.apply(keys);
+		}
+		Map<String, @Nullable T> answers = new HashMap<>();
+		for (int from = 0; from < keys.size(); from += this.maxBatch) {
+			answers.putAll(lookup.apply(keys.subList(from, Math.min(keys.size(), from + this.maxBatch))));
+		}
+		return answers;
 	}
 
 	private static <T> void answer(Wait<T> wait, @Nullable ClaimView claim, @Nullable OwnerView holder) {

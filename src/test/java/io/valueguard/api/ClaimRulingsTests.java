@@ -103,6 +103,32 @@ class ClaimRulingsTests {
 	}
 
 	@Test
+	void shouldAskNoInstanceForMoreKeysThanItTakesInOneBatch() throws Exception {
+		try (ClaimRulings limited = new ClaimRulings(this.router, TestProperties.query(Map.of("max-batch-size", "8")),
+				TestProperties.defaults())) {
+			ExecutorService callers = Executors.newFixedThreadPool(20);
+			try {
+				List<Future<@Nullable Release>> answers = new ArrayList<>();
+				for (int i = 0; i < 20; i++) {
+					ClaimPublisher.Receipt receipt = receipt("key-" + i, null, 100);
+					answers.add(callers.submit(() -> limited.awaitRelease(receipt, Duration.ofSeconds(10))));
+				}
+				await().until(() -> this.claimBatches.stream().mapToInt(List::size).sum() >= 20);
+				for (int i = 0; i < 20; i++) {
+					this.claims.put("key-" + i, new ClaimView("key-" + i, null, 100, false, false, false));
+				}
+				for (Future<@Nullable Release> answer : answers) {
+					assertThat(answer.get()).isNotNull();
+				}
+			}
+			finally {
+				callers.shutdownNow();
+			}
+		}
+		assertThat(this.claimBatches).allSatisfy((batch) -> assertThat(batch).hasSizeLessThanOrEqualTo(8));
+	}
+
+	@Test
 	void shouldWaitUntilTheKeyStageHasAppliedThisClaim() {
 		// an earlier claim of the key: not this one's ruling
 		this.claims.put("alice", new ClaimView("alice", "phone", 50, true, false, false));
