@@ -68,12 +68,11 @@ class KeyStageProcessorTests {
 		Processor<Object, Object, Object, Object> processor = started(context);
 
 		evict(processor, "ann", 1_000);
-		// the first record after the commit: it ended by then, and the next interval counts from here
 		evict(processor, "bob", 1_010);
-		evict(processor, "cid", 1_010 + COMMIT_INTERVAL - 1);
+		evict(processor, "cid", 1_000 + COMMIT_INTERVAL - 1);
 		verify(context, times(1)).commit();
 
-		evict(processor, "dan", 1_010 + COMMIT_INTERVAL);
+		evict(processor, "dan", 1_000 + COMMIT_INTERVAL);
 		verify(context, times(2)).commit();
 	}
 

@@ -20,23 +20,23 @@ class CommitThrottleTests {
 	}
 
 	@Test
-	void shouldCountTheIntervalFromWhenTheCommitEnded() {
+	void shouldAskAtMostOncePerInterval() {
 		assertThat(this.throttle.commitNow(0, INTERVAL)).isTrue();
 		this.throttle.committing();
-		this.throttle.processing(30);
-		assertThat(this.throttle.commitNow(129, INTERVAL)).isFalse();
-		assertThat(this.throttle.commitNow(130, INTERVAL)).isTrue();
+		this.throttle.processing(10);
+		assertThat(this.throttle.commitNow(99, INTERVAL)).isFalse();
+		assertThat(this.throttle.commitNow(100, INTERVAL)).isTrue();
 	}
 
 	@Test
-	void shouldLeaveAWholeIntervalOfProcessingAfterACommitSlowerThanTheInterval() {
+	void shouldLeaveTimeToProcessAfterACommitSlowerThanTheInterval() {
 		assertThat(this.throttle.commitNow(0, INTERVAL)).isTrue();
 		this.throttle.committing();
-		// the commit took a second: counting from the request would commit again at once, one record per commit
+		// the commit took a second: counting from the request alone would commit again at once, one record per commit
 		this.throttle.processing(1_000);
 		assertThat(this.throttle.commitNow(1_000, INTERVAL)).isFalse();
-		assertThat(this.throttle.commitNow(1_099, INTERVAL)).isFalse();
-		assertThat(this.throttle.commitNow(1_100, INTERVAL)).isTrue();
+		assertThat(this.throttle.commitNow(1_000 + INTERVAL / 4 - 1, INTERVAL)).isFalse();
+		assertThat(this.throttle.commitNow(1_000 + INTERVAL / 4, INTERVAL)).isTrue();
 	}
 
 	@Test
