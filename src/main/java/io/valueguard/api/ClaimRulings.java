@@ -4,6 +4,9 @@ import java.time.Duration;
 import java.util.concurrent.Semaphore;
 import java.util.function.Supplier;
 
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.valueguard.claims.ClaimPublisher;
 import io.valueguard.config.ClaimPolicy;
 import io.valueguard.config.QueryProperties;
@@ -41,10 +44,33 @@ class ClaimRulings implements AutoCloseable {
 
 	private final boolean firstWins;
 
-	ClaimRulings(LookupRouter router, QueryProperties properties, ValueGuardProperties settings) {
+	/** {@code valueguard_waits_total{outcome}}: answered, expired (202 after the wait), refused (202 at once). */
+	private final Counter answered;
+
+	private final Counter expired;
+
+	private final Counter refused;
+
+	ClaimRulings(LookupRouter router, QueryProperties properties, ValueGuardProperties settings,
+			MeterRegistry registry) {
 		this.loop = new WaitLoop(router, properties.maxBatchSize());
 		this.waiting = new Semaphore(properties.maxWaiting());
 		this.firstWins = settings.policy() == ClaimPolicy.FIRST_WINS;
+		int most = properties.maxWaiting();
+		Gauge.builder("valueguard.waiting.requests", this.waiting, (permits) -> most - permits.availablePermits())
+			.description("Synchronous writes (?wait=) waiting for their ruling now; at most valueguard.query.max-waiting")
+			.register(registry);
+		this.answered = waits(registry, "answered");
+		this.expired = waits(registry, "expired");
+		this.refused = waits(registry, "refused");
+	}
+
+	private static Counter waits(MeterRegistry registry, String outcome) {
+		return Counter.builder("valueguard.waits")
+			.description("Synchronous writes by how their wait ended: answered, expired without a ruling (202), or "
+					+ "refused a wait because max-waiting requests waited already (202 at once)")
+			.tag("outcome", outcome)
+			.register(registry);
 	}
 
 	/**
@@ -71,10 +97,13 @@ class ClaimRulings implements AutoCloseable {
 	/** Waits for the answer unless as many requests wait already as may: then there is none. */
 	private <T> @Nullable T whileAllowedToWait(Supplier<@Nullable T> answer) {
 		if (!this.waiting.tryAcquire()) {
+			this.refused.increment();
 			return null;
 		}
 		try {
-			return answer.get();
+			T answered = answer.get();
+			((answered != null) ? this.answered : this.expired).increment();
+			return answered;
 		}
 		finally {
 			this.waiting.release();

@@ -12,6 +12,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.valueguard.claims.ClaimPublisher;
 import io.valueguard.routing.ClaimView;
 import io.valueguard.routing.LookupRouter;
@@ -51,6 +52,8 @@ class ClaimRulingsTests {
 
 	private final AtomicInteger unavailable = new AtomicInteger();
 
+	private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+
 	private final ClaimRulings rulings;
 
 	ClaimRulingsTests() {
@@ -64,7 +67,8 @@ class ClaimRulingsTests {
 		});
 		given(this.router.ownersNow(anyList()))
 			.willAnswer((invocation) -> answers(invocation.getArgument(0), this.owners));
-		this.rulings = new ClaimRulings(this.router, TestProperties.query(Map.of()), TestProperties.defaults());
+		this.rulings = new ClaimRulings(this.router, TestProperties.query(Map.of()), TestProperties.defaults(),
+				this.registry);
 	}
 
 	@AfterEach
@@ -84,6 +88,7 @@ class ClaimRulingsTests {
 			}
 			// nothing ruled yet: the loop keeps looking, all of them in each round
 			await().until(() -> this.claimBatches.stream().anyMatch((batch) -> batch.size() == requests));
+			assertThat(this.registry.get("valueguard.waiting.requests").gauge().value()).isEqualTo(requests);
 			for (int i = 0; i < requests; i++) {
 				this.claims.put("key-" + i, new ClaimView("key-" + i, "value-" + i, 100, true, false, false));
 				this.owners.put("value-" + i, new OwnerView("value-" + i, "key-" + i, 100));
@@ -100,12 +105,14 @@ class ClaimRulingsTests {
 		// never one lookup per request
 		then(this.router).should(never()).claim(anyString(), any());
 		then(this.router).should(never()).ownerNow(anyString());
+		assertThat(waits("answered")).isEqualTo(requests);
+		assertThat(this.registry.get("valueguard.waiting.requests").gauge().value()).isZero();
 	}
 
 	@Test
 	void shouldAskNoInstanceForMoreKeysThanItTakesInOneBatch() throws Exception {
 		try (ClaimRulings limited = new ClaimRulings(this.router, TestProperties.query(Map.of("max-batch-size", "8")),
-				TestProperties.defaults())) {
+				TestProperties.defaults(), new SimpleMeterRegistry())) {
 			ExecutorService callers = Executors.newFixedThreadPool(20);
 			try {
 				List<Future<@Nullable Release>> answers = new ArrayList<>();
@@ -135,6 +142,8 @@ class ClaimRulingsTests {
 		this.owners.put("phone", new OwnerView("phone", "alice", 50));
 
 		assertThat(this.rulings.awaitClaim(receipt("alice", "phone", 100), Duration.ofMillis(300))).isNull();
+		assertThat(waits("expired")).isOne();
+		assertThat(waits("answered")).isZero();
 	}
 
 	@Test
@@ -187,6 +196,10 @@ class ClaimRulingsTests {
 		int rounds = this.claimBatches.size();
 		Thread.sleep(200);
 		assertThat(this.claimBatches).hasSize(rounds);
+	}
+
+	private double waits(String outcome) {
+		return this.registry.get("valueguard.waits").tag("outcome", outcome).counter().count();
 	}
 
 	private static ClaimPublisher.Receipt receipt(String key, @Nullable String value, long timestamp) {

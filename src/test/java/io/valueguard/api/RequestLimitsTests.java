@@ -3,6 +3,7 @@ package io.valueguard.api;
 import java.time.Duration;
 import java.util.Map;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.valueguard.claims.ClaimPublisher;
 import io.valueguard.config.ValueGuardProperties;
 import io.valueguard.routing.LookupRouter;
@@ -74,12 +75,15 @@ class RequestLimitsTests {
 	@Test
 	void shouldNotWaitBeyondTheWaitingLimit() {
 		LookupRouter router = mock(LookupRouter.class);
-		ClaimRulings rulings = new ClaimRulings(router, TestProperties.query(Map.of("max-waiting", "0")), TestProperties.defaults());
+		SimpleMeterRegistry registry = new SimpleMeterRegistry();
+		ClaimRulings rulings = new ClaimRulings(router, TestProperties.query(Map.of("max-waiting", "0")),
+				TestProperties.defaults(), registry);
 		ClaimPublisher.Receipt receipt = new ClaimPublisher.Receipt("alice", "phone", "valueguard.claims", 0, 0, 1);
 
 		assertThat(rulings.awaitClaim(receipt, Duration.ofSeconds(5))).as("answered at once, as a 202").isNull();
 		assertThat(rulings.awaitRelease(receipt, Duration.ofSeconds(5))).isNull();
 		verifyNoInteractions(router);
+		assertThat(registry.get("valueguard.waits").tag("outcome", "refused").counter().count()).isEqualTo(2);
 	}
 
 	private static ValueGuardProperties settings(String maxRequestBytes) {
