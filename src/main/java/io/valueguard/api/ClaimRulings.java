@@ -155,7 +155,7 @@ class ClaimRulings implements AutoCloseable {
 		@Override
 		@Nullable Release decide(@Nullable ClaimView claim, @Nullable OwnerView holder) {
 			return (claim != null && claim.value() == null && claim.timestamp() >= this.receipt.timestamp())
-					? Release.of(this.receipt.key(), claim.timestamp()) : null;
+					? Release.of(key(), claim.timestamp()) : null;
 		}
 
 	}
@@ -163,13 +163,10 @@ class ClaimRulings implements AutoCloseable {
 	/** Only the loop's thread sees {@code erasing}. */
 	private static final class ErasureWait extends WaitLoop.Wait<Release> {
 
-		private final String key;
-
 		private @Nullable ClaimView erasing;
 
 		ErasureWait(ClaimPublisher.Receipt receipt) {
 			super(receipt.key());
-			this.key = receipt.key();
 		}
 
 		@Override
@@ -178,7 +175,7 @@ class ClaimRulings implements AutoCloseable {
 				this.erasing = claim;
 			}
 			else if (claim == null && this.erasing != null) {
-				return new Release(this.key, this.erasing.timestamp(), "ERASED");
+				return new Release(key(), this.erasing.timestamp(), "ERASED");
 			}
 			return null;
 		}

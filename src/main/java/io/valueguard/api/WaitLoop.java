@@ -56,6 +56,11 @@ final class WaitLoop implements AutoCloseable {
 			this.key = key;
 		}
 
+		/** The key whose claim the wait looks at. */
+		final String key() {
+			return this.key;
+		}
+
 		/** The value whose holder this wait needs to decide, given the key's claim; null when it needs none. */
 		@Nullable String holderNeeded(@Nullable ClaimView claim) {
 			return null;
