@@ -18,6 +18,13 @@
 #       Resident memory of one instance holding [keys] keys and half as many values, against heap + RocksDB budget
 #       + 200 MiB; then its restore with the state directory wiped, records/s per store against a plain consumer of
 #       the same changelog. Defaults: 1000000 1024 256.
+#   scripts/benchmark.sh scale [keyspaces] [block cache MiB]
+#       The cost curve: for each keyspace (comma-separated), twice as many claims for half as many values, the plain
+#       table and ValueGuard (defaults, one instance each) side by side: claims/s and the ratio, resident memory while
+#       claiming and at rest against heap + RocksDB budget + 200 MiB, disk per million entries, readiness after a restart
+#       with the state directory wiped, and a standby's catch-up and takeover when the instance stops; a plot of the
+#       curve in target/benchmark/scale-<time>/cost-curve.png. Defaults: 100000,1000000,10000000 64 (about 90 minutes
+#       here, 25 GiB of disk at its largest).
 #   scripts/benchmark.sh latency [seconds] [claims/s]
 #       Claim-to-eviction latency (p50, p90, p99) seen by a read_committed consumer of the evictions topic, at
 #       [claims/s], by default half of the maximum throughput measured first in the same run, and how long each
@@ -37,6 +44,12 @@ if [ "${1:-}" = "memory" ]; then
   ./mvnw -B -ntp -Pbench test -Dtest=StoreBenchmark -Dsurefire.failIfNoSpecifiedTests=false \
     -Dvalueguard.bench.keys="${2:-1000000}" -Dvalueguard.bench.heap-mib="${3:-1024}" \
     -Dvalueguard.bench.block-cache-mib="${4:-256}" | grep -E '^\||keys,|Restart|Tests run|FAIL|ERROR'
+  exit 0
+fi
+if [ "${1:-}" = "scale" ]; then
+  ./mvnw -B -ntp -Pbench test -Dtest=ScaleBenchmark -Dsurefire.failIfNoSpecifiedTests=false ${BENCH_OPTS:-} \
+    -Dvalueguard.bench.keyspaces="${2:-100000,1000000,10000000}" -Dvalueguard.bench.block-cache-mib="${3:-64}" \
+    | grep -E '^\||^Preloaded|restored|Plot|plot|Tests run|FAIL|ERROR'
   exit 0
 fi
 if [ "${1:-}" = "retention" ]; then

@@ -63,6 +63,11 @@ final class CatchUp {
 
 	private long caughtUpMillis = -1;
 
+	private Duration deadline = Duration.ofMinutes(20);
+
+	/* Each watched process's largest resident set while timed, in MiB. */
+	private final Map<Long, Long> peakResidentMib = new HashMap<>();
+
 	CatchUp(Admin admin, int partitions, Map<String, Set<String>> inputs) {
 		this.partitions = partitions;
 		this.admin = admin;
@@ -87,6 +92,17 @@ final class CatchUp {
 		this.progress = new GroupProgress(group, topic);
 		this.progressTotal = total;
 		return this;
+	}
+
+	/** How long to wait for the start and then for the catch-up before giving up; 20 minutes unless set. */
+	CatchUp within(Duration deadline) {
+		this.deadline = deadline;
+		return this;
+	}
+
+	/** The watched process's largest resident set while timed (sampled every 100 ms), in MiB; -1 when not known. */
+	long peakResidentMib(long pid) {
+		return this.peakResidentMib.getOrDefault(pid, -1L);
 	}
 
 	/** Milliseconds from a quarter of the progress to catch-up; -1 when not known. */
@@ -135,7 +151,7 @@ final class CatchUp {
 
 	/** From when {@code running} first holds until every group has caught up. */
 	long time(Callable<Boolean> running, Process process) throws Exception {
-		long deadline = System.nanoTime() + Duration.ofMinutes(20).toNanos();
+		long deadline = System.nanoTime() + this.deadline.toNanos();
 		while (!running.call()) {
 			if (System.nanoTime() > deadline || (process != null && !process.isAlive())) {
 				throw new IllegalStateException("the application did not start");
@@ -152,6 +168,9 @@ final class CatchUp {
 		long caughtUpAt = 0;
 		while (System.nanoTime() < deadline) {
 			Thread.sleep(100);
+			if (caughtUpAt == 0) {
+				this.watched.forEach((pid) -> this.peakResidentMib.merge(pid, residentMib(pid), Math::max));
+			}
 			if (this.progress != null && this.quarterMillis < 0 && committed(this.progress) * 4 >= this.progressTotal) {
 				this.quarterMillis = (System.nanoTime() - started) / 1_000_000;
 			}
@@ -177,7 +196,22 @@ final class CatchUp {
 				caughtUpAt = 0;
 			}
 		}
-		throw new IllegalStateException("did not catch up within 20 minutes");
+		throw new IllegalStateException("did not catch up within " + this.deadline);
+	}
+
+	/** A process's resident set now, in MiB; 0 once it has gone. */
+	static long residentMib(long pid) {
+		try {
+			for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
+				if (line.startsWith("VmRSS:")) {
+					return Long.parseLong(line.replaceAll("[^0-9]", "")) / 1024;
+				}
+			}
+			return 0;
+		}
+		catch (IOException ex) {
+			return 0;
+		}
 	}
 
 	private static List<ThreadLoad> threadLoads(Map<Long, String> kinds, Map<Long, Long> spentByThread,

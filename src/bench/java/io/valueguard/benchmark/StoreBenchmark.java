@@ -11,8 +11,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
@@ -42,9 +40,6 @@ import org.slf4j.LoggerFactory;
  * {@code keys / 2}. Not part of {@code ./mvnw verify}: run {@code scripts/benchmark.sh memory} (parameters there).
  */
 class StoreBenchmark {
-
-	private static final Pattern RESTORED = Pattern
-		.compile("Restored (\\d+) records into store (\\w+) from \\S+ in (\\d+) ms");
 
 	private static final int KEYS = Integer.getInteger("valueguard.bench.keys", 1_000_000);
 
@@ -85,7 +80,7 @@ class StoreBenchmark {
 					.time(() -> BenchInstances.running(instance, prefix), null);
 				long peak = 0;
 				for (int i = 0; i < 20; i++) {
-					peak = Math.max(peak, residentMib(instance.pid()));
+					peak = Math.max(peak, CatchUp.residentMib(instance.pid()));
 					Thread.sleep(Duration.ofMillis(500).toMillis());
 				}
 				long bound = HEAP_MIB + CACHE_MIB + 200;
@@ -110,25 +105,8 @@ class StoreBenchmark {
 		instance.stop();
 		String disk = disk(instance.stateDir());
 		instance.wipeState();
-		long restarted = System.nanoTime();
-		instance.start();
-		long deadline = System.nanoTime() + Duration.ofMinutes(10).toNanos();
-		while (!instance.ready()) {
-			if (System.nanoTime() > deadline) {
-				throw new IllegalStateException("not ready 10 minutes after the restart, see " + instance.logFile());
-			}
-			Thread.sleep(100);
-		}
-		long readyMillis = (System.nanoTime() - restarted) / 1_000_000;
-		String log = instance.log();
-		Map<String, long[]> stores = new LinkedHashMap<>();
-		Matcher matcher = RESTORED.matcher(log.substring(log.lastIndexOf("--- start ")));
-		while (matcher.find()) {
-			long[] totals = stores.computeIfAbsent(matcher.group(2), (store) -> new long[2]);
-			totals[0] += Long.parseLong(matcher.group(1));
-			// partitions restore side by side: the store took as long as its slowest partition
-			totals[1] = Math.max(totals[1], Long.parseLong(matcher.group(3)));
-		}
+		long readyMillis = StateFigures.restartUntilReady(instance, Duration.ofMinutes(10));
+		Map<String, long[]> stores = StateFigures.restoredByStore(StateFigures.sinceLastStart(instance));
 		StringBuilder report = new StringBuilder(disk);
 		report.append(String.format(Locale.ROOT,
 				"Restart with the state directory wiped: ready after %.1f s%n%n| store | records restored | restore "
@@ -154,17 +132,7 @@ class StoreBenchmark {
 	 * their entries: {@code keys} bindings and {@code keys / 2} owners.
 	 */
 	private static String disk(Path stateDir) throws java.io.IOException {
-		Map<String, Long> bytes = new java.util.TreeMap<>();
-		try (var files = Files.walk(stateDir)) {
-			for (Path file : files.filter(Files::isRegularFile).toList()) {
-				Path relative = stateDir.relativize(file);
-				for (int i = 0; i + 1 < relative.getNameCount(); i++) {
-					if (relative.getName(i).toString().equals("rocksdb")) {
-						bytes.merge(relative.getName(i + 1).toString(), Files.size(file), Long::sum);
-					}
-				}
-			}
-		}
+		Map<String, Long> bytes = StateFigures.bytesOnDisk(stateDir);
 		Map<String, Long> entries = Map.of("bindings", (long) KEYS, "owners", KEYS / 2L);
 		StringBuilder report = new StringBuilder("| store | entries | on disk | per million entries |\n| --- | --- | --- | --- |\n");
 		bytes.forEach((store, size) -> report.append(String.format(Locale.ROOT, "| %s | %,d | %,.1f MiB | %s |%n", store,
@@ -193,15 +161,6 @@ class StoreBenchmark {
 			}
 			return records / ((System.nanoTime() - start) / 1e9);
 		}
-	}
-
-	private static long residentMib(long pid) throws java.io.IOException {
-		for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
-			if (line.startsWith("VmRSS:")) {
-				return Long.parseLong(line.replaceAll("[^0-9]", "")) / 1024;
-			}
-		}
-		throw new IllegalStateException("no VmRSS for " + pid);
 	}
 
 	private static byte[] utf8(String text) {

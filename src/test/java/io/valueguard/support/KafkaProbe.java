@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -18,6 +19,7 @@ import io.valueguard.messages.CommandBatch;
 import io.valueguard.messages.OwnerCommand;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -71,6 +73,16 @@ public final class KafkaProbe implements AutoCloseable {
 	}
 
 	private List<ConsumerRecord<byte[], byte[]>> readAll(String topic, String isolation) {
+		List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
+		readAll(topic, isolation, records::add);
+		return records;
+	}
+
+	/**
+	 * Gives each record from the beginning to the current end to {@code each}, without keeping them: a topic of tens
+	 * of millions of records fits no list. Gives up after 30 s without a record while not at the end.
+	 */
+	private void readAll(String topic, String isolation, Consumer<ConsumerRecord<byte[], byte[]>> each) {
 		try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(Map.of(
 				ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, this.bootstrapServers, ConsumerConfig.GROUP_ID_CONFIG,
 				"probe-" + UUID.randomUUID(), ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation,
@@ -83,15 +95,17 @@ public final class KafkaProbe implements AutoCloseable {
 			consumer.assign(partitions);
 			consumer.seekToBeginning(partitions);
 			Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
-			List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
 			long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
 			while (partitions.stream().anyMatch((p) -> consumer.position(p) < end.get(p))) {
 				if (System.nanoTime() > deadline) {
 					throw new IllegalStateException("Timed out reading " + topic);
 				}
-				consumer.poll(Duration.ofMillis(200)).forEach(records::add);
+				ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(200));
+				if (!records.isEmpty()) {
+					records.forEach(each);
+					deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+				}
 			}
-			return records;
 		}
 	}
 
@@ -126,10 +140,10 @@ public final class KafkaProbe implements AutoCloseable {
 
 	private Map<String, String> table(String topic, Predicate<String> keys) {
 		Map<String, String> table = new HashMap<>();
-		for (ConsumerRecord<byte[], byte[]> record : readAll(topic)) {
+		readAll(topic, "read_committed", (record) -> {
 			String key = new String(record.key(), StandardCharsets.UTF_8);
 			if (!keys.test(key)) {
-				continue;
+				return;
 			}
 			if (record.value() == null) {
 				table.remove(key);
@@ -137,7 +151,7 @@ public final class KafkaProbe implements AutoCloseable {
 			else {
 				table.put(key, new String(record.value(), StandardCharsets.UTF_8));
 			}
-		}
+		});
 		return table;
 	}
 

@@ -1,0 +1,67 @@
+package io.valueguard.benchmark;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * One application's run over a workload's {@code claims}: wall time, CPU seconds of the application's and the
+ * broker's JVM meanwhile, the offsets written to each topic of the application (those starting with {@code prefix}),
+ * how many commits its stream threads made (-1: not known), where its threads' CPU went, the time of the last three
+ * quarters of the claims, its largest resident set meanwhile (MiB), and its output read as a table (empty when not
+ * read).
+ */
+record Run(String prefix, long claims, long millis, double applicationCpu, double brokerCpu,
+		Map<String, Long> offsetsByTopic, long commits, List<CatchUp.ThreadLoad> threadLoads,
+		long lastThreeQuartersMillis, long peakResidentMib, Table table) {
+
+	long offsetsWritten() {
+		return this.offsetsByTopic.values().stream().mapToLong(Long::longValue).sum();
+	}
+
+	/** Offsets written per claim to each topic, the application's prefix left out. */
+	String writesByTopic() {
+		StringBuilder writes = new StringBuilder();
+		this.offsetsByTopic.forEach((topic, offsets) -> writes.append(String.format(Locale.ROOT, "%s %.2f; ",
+				topic.substring(this.prefix.length()), (double) offsets / this.claims)));
+		return writes.toString();
+	}
+
+	double claimsPerSecond() {
+		return this.claims / (this.millis / 1000.0);
+	}
+
+	/** Claims/s over the last three quarters of the claims, NaN when not known (at-least-once). */
+	double lastThreeQuartersPerSecond() {
+		return (this.lastThreeQuartersMillis > 0) ? this.claims * 0.75 / (this.lastThreeQuartersMillis / 1000.0)
+				: Double.NaN;
+	}
+
+	/** CPU milliseconds per 1,000 claims, application and broker. */
+	String cpu() {
+		return String.format(Locale.ROOT, "%.1f + %.1f", this.applicationCpu * 1_000_000 / this.claims,
+				this.brokerCpu * 1_000_000 / this.claims);
+	}
+
+	/** Claims per commit of each stream thread, on average. */
+	String claimsPerCommit(int threads) {
+		return (this.commits > 0) ? String.format(Locale.ROOT, "%,.0f", (double) this.claims * threads / this.commits)
+				: "unknown";
+	}
+
+	/** How much of the run the application's busiest kind of thread ran on a core. */
+	String busiestThreadShare() {
+		return this.threadLoads.isEmpty() ? "?" : String.format(Locale.ROOT, "%.2f", this.threadLoads.get(0).share());
+	}
+
+	/** The kinds of thread that spent the most CPU, with their shares of the run. */
+	String busiestThreads() {
+		return this.threadLoads.stream().limit(6).map(CatchUp.ThreadLoad::toString).collect(Collectors.joining(", "));
+	}
+
+	String writes() {
+		return String.format(Locale.ROOT, "%.1f", (double) offsetsWritten() / this.claims);
+	}
+
+}
