@@ -7,6 +7,10 @@
 #   - asynchronous claims of fresh keys and values, each followed by GET /api/bindings/{key} every 5 ms until it
 #     answers 200: how long until the binding is visible, which under first-wins waits for the grant.
 #
+#   - with RATE=<claims/s>: synchronous claims as sign-ups arrive, each on its own connection at random moments
+#     (exponential gaps, RATE a second on average, so that arrivals do not wait for earlier rulings): how long until
+#     the ruling. The connections above send their next claim as soon as the last was ruled, so they meet the bound of
+#     one prompt commit per commit interval every time; arrivals on the users' clock mostly do not.
 #   - with BURST=<n>: a second instance joins, and n synchronous claims (?wait=30s) are sent at once, six keys racing
 #     for each value, alternately through either instance: how long until each ruling, and how many got none (202);
 #     the scenario that once starved the stream threads (docs/benchmarks.md, "One wait loop").
@@ -14,6 +18,7 @@
 #   scripts/claim-latency.sh [claims per measurement, default 100]
 #   BASELINE_JAR=/tmp/valueguard-before.jar scripts/claim-latency.sh 200
 #   BURST=72 BASELINE_JAR=/tmp/valueguard-before.jar scripts/claim-latency.sh 50
+#   RATE=5 scripts/claim-latency.sh 200
 set -euo pipefail
 cd "$(dirname "$0")/.."
 claims="${1:-100}"
@@ -54,6 +59,23 @@ sync_claims() {
   # the workers only: a bare wait would wait for the application too
   wait "${workers[@]}"
   cat "$work"/sync-*.txt > "$work/sync.txt"; rm -f "$work"/sync-*.txt
+}
+
+open_claims() {
+  # $claims synchronous claims, each sent on its own at exponentially distributed gaps of 1/$RATE s on average
+  : > "$work/open.txt"
+  local senders=()
+  local gaps
+  gaps=$(awk -v n="$claims" -v rate="$RATE" 'BEGIN {srand(42); for (i = 0; i < n; i++) printf "%.4f\n", -log(1 - rand()) / rate}')
+  local i=0
+  for gap in $gaps; do
+    i=$((i + 1))
+    sleep "$gap"
+    (curl -s -o /dev/null -w '%{time_total}\n' -X PUT "localhost:18080/api/bindings/open-$i?wait=5s" \
+      -H 'Content-Type: text/plain' -d "open-value-$i" | awk '{printf "%d\n", $1 * 1000}' >> "$work/open.txt") &
+    senders+=($!)
+  done
+  wait "${senders[@]}"
 }
 
 burst() {
@@ -105,6 +127,10 @@ for policy in latest-wins first-wins; do
   percentiles "$work/sync.txt" "$name: synchronous claim, 1 connection"
   sync_claims 4
   percentiles "$work/sync.txt" "$name: synchronous claim, 4 connections"
+  if [ -n "${RATE:-}" ]; then
+    open_claims
+    percentiles "$work/open.txt" "$name: synchronous claim, arriving at $RATE/s"
+  fi
   : > "$work/visible.txt"
   for i in $(seq 1 "$claims"); do
     start=$(now_ms)
