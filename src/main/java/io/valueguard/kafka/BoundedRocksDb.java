@@ -9,7 +9,6 @@ import org.apache.kafka.streams.state.RocksDBConfigSetter;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
 import org.rocksdb.Cache;
-import org.rocksdb.IndexType;
 import org.rocksdb.LRUCache;
 import org.rocksdb.Options;
 import org.rocksdb.WriteBufferManager;
@@ -65,13 +64,6 @@ public class BoundedRocksDb implements RocksDBConfigSetter {
 		}
 		table.setCacheIndexAndFilterBlocks(true);
 		table.setCacheIndexAndFilterBlocksWithHighPriority(true);
-		// partitioned: a lookup that misses the cache reads one 4 KiB partition of a file's index and filter, not the
-		// whole of them (about 1.2 MiB of filter per million entries); with whole blocks, once the stores' filters
-		// outgrew the cache's high-priority share every lookup reread them, and at 10,000,000 keys the claims rate
-		// fell to a third (docs/benchmarks.md, "The cost curve")
-		table.setIndexType(IndexType.kTwoLevelIndexSearch);
-		table.setPartitionFilters(true);
-		table.setMetadataBlockSize(4096);
 		table.setPinTopLevelIndexAndFilter(true);
 		if (bloomBits > 0) {
 			this.filter = new BloomFilter(bloomBits);

@@ -8,7 +8,6 @@ import io.valueguard.support.TestProperties;
 import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.Test;
 import org.rocksdb.BlockBasedTableConfig;
-import org.rocksdb.IndexType;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
 
@@ -42,10 +41,6 @@ class BoundedRocksDbTests {
 			BlockBasedTableConfig table = (BlockBasedTableConfig) bindings.tableFormatConfig();
 			assertThat(table.cacheIndexAndFilterBlocks()).isTrue();
 			assertThat(table.filterPolicy()).as("Bloom filter").isNotNull();
-			// a cache miss reads one partition of a file's index and filter, not all of them
-			assertThat(table.indexType()).isEqualTo(IndexType.kTwoLevelIndexSearch);
-			assertThat(table.partitionFilters()).isTrue();
-			assertThat(table.pinTopLevelIndexAndFilter()).isTrue();
 			// memtables are small and few: the write buffer manager charges them to the shared cache
 			assertThat(bindings.writeBufferSize()).isEqualTo(2L << 20);
 			assertThat(bindings.maxWriteBufferNumber()).isEqualTo(2);
