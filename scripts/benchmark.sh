@@ -23,8 +23,9 @@
 #       table and ValueGuard (defaults, one instance each) side by side: claims/s and the ratio, resident memory while
 #       claiming and at rest against heap + RocksDB budget + 200 MiB, disk per million entries, readiness after a restart
 #       with the state directory wiped, and a standby's catch-up and takeover when the instance stops; a plot of the
-#       curve in target/benchmark/scale-<time>/cost-curve.png. Defaults: 100000,1000000,10000000 64 (about 90 minutes
-#       here, 25 GiB of disk at its largest).
+#       curve in target/benchmark/scale-<time>/cost-curve.png. Defaults: 100000,1000000,10000000 64. The first two
+#       points take about 15 minutes on 2 cores; the third over an hour (docs/benchmarks.md, "The cost curve") and
+#       more than 8 GiB of disk.
 #   scripts/benchmark.sh latency [seconds] [claims/s]
 #       Claim-to-eviction latency (p50, p90, p99) seen by a read_committed consumer of the evictions topic, at
 #       [claims/s], by default half of the maximum throughput measured first in the same run, and how long each
