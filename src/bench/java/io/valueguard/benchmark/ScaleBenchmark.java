@@ -125,25 +125,26 @@ class ScaleBenchmark {
 								instance, prefix, arguments, run));
 				points.add(point[0]);
 				System.out.println(row(point[0]));
-				Files.writeString(work.resolve("report.md"), table(report, points));
+				// after every point, so that a run stopped in its largest keyspace keeps the curve so far
+				Files.writeString(work.resolve("report.md"), table(report, points) + "\n" + plot(points, work) + "\n");
 			}
 		}
 		finally {
 			BenchInstances.dropData(work);
 		}
-		String plot;
+		System.out.println(Files.readString(work.resolve("report.md")));
+	}
+
+	private static String plot(List<Point> points, Path work) throws java.io.IOException {
 		try {
 			Path png = work.resolve("cost-curve.png");
 			CostCurve.write(points, png);
-			plot = "Plot: " + png;
+			return "Plot: " + png;
 		}
 		catch (java.awt.AWTError | RuntimeException ex) {
 			// drawing text needs fonts (fontconfig): the figures stand without the plot
-			plot = "No plot: " + ex;
+			return "No plot: " + ex;
 		}
-		String whole = table(report, points) + "\n" + plot + "\n";
-		Files.writeString(work.resolve("report.md"), whole);
-		System.out.println(whole);
 	}
 
 	private static Setting settings() {
