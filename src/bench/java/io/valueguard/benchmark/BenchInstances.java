@@ -3,12 +3,17 @@ package io.valueguard.benchmark;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
 import io.valueguard.support.InstanceProcess;
+import org.slf4j.LoggerFactory;
 
 /**
  * What every benchmark gives the packaged service it starts, how it sees the service start processing, and what it
@@ -28,6 +33,17 @@ final class BenchInstances {
 	private static final boolean JFR = Boolean.getBoolean("valueguard.bench.jfr");
 
 	private BenchInstances() {
+	}
+
+	/**
+	 * A new folder for one run's report, logs and data, {@code target/benchmark/<kind><time>}; the benchmark's own
+	 * logging turned down to warnings, so that its console shows the report.
+	 */
+	static Path workDirectory(String kind) throws IOException {
+		((Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME)).setLevel(Level.WARN);
+		Path work = Path.of("target", "benchmark",
+				kind + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+		return Files.createDirectories(work);
 	}
 
 	/**

@@ -26,10 +26,8 @@ import java.util.function.ToLongFunction;
 import javax.management.NotificationEmitter;
 import javax.management.openmbean.CompositeData;
 
-import ch.qos.logback.classic.Level;
 import com.sun.management.GarbageCollectionNotificationInfo;
 import com.sun.management.GcInfo;
-import ch.qos.logback.classic.Logger;
 import io.valueguard.claims.EvictionEvent;
 import io.valueguard.claims.EvictionEventSerde;
 import io.valueguard.messages.Verdict;
@@ -49,7 +47,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
 
 /**
  * End-to-end latency from a claim to the eviction it causes, at half of the maximum throughput. First the packaged
@@ -93,10 +90,7 @@ class LatencyBenchmark {
 
 	@Test
 	void claimToEvictionAtHalfTheMaximumThroughput() throws Exception {
-		((Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME)).setLevel(Level.WARN);
-		Path work = Path.of("target", "benchmark",
-				"latency-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
-		Files.createDirectories(work);
+		Path work = BenchInstances.workDirectory("latency-");
 		try (BrokerProcess broker = new BrokerProcess(work).jvmOptions(gcLog(work, "broker")).start();
 				Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
 			int rate = RATE;

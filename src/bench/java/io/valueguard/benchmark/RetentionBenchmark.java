@@ -4,8 +4,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.LocalDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -17,8 +15,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
-import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
 import io.valueguard.support.BrokerProcess;
 import io.valueguard.support.InstanceProcess;
 import io.valueguard.support.Scrape;
@@ -33,7 +29,6 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
 
 /**
  * Churn with and without retention, side by side in one run: keys and values that come, are released and never come
@@ -59,10 +54,7 @@ class RetentionBenchmark {
 
 	@Test
 	void churnWithAndWithoutRetention() throws Exception {
-		((Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME)).setLevel(Level.WARN);
-		Path work = Path.of("target", "benchmark",
-				"retention-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
-		Files.createDirectories(work);
+		Path work = BenchInstances.workDirectory("retention-");
 		try (BrokerProcess broker = new BrokerProcess(work).start();
 				Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
 			String topic = "bench.churn";

@@ -3,8 +3,6 @@ package io.valueguard.benchmark;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.LocalDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -12,15 +10,12 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 
-import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
 import io.valueguard.support.BrokerProcess;
 import io.valueguard.support.InstanceProcess;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -96,10 +91,7 @@ class ScaleBenchmark {
 
 	@Test
 	void costCurve() throws Exception {
-		((Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME)).setLevel(Level.WARN);
-		Path work = Path.of("target", "benchmark",
-				"scale-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
-		Files.createDirectories(work);
+		Path work = BenchInstances.workDirectory("scale-");
 		List<Point> points = new ArrayList<>();
 		StringBuilder report = new StringBuilder(String.format(Locale.ROOT,
 				"One instance each, %d partitions, exactly_once_v2, -Xmx%dm, ValueGuard's RocksDB budget %d MiB, its "
@@ -175,7 +167,7 @@ class ScaleBenchmark {
 		try (InstanceProcess standby = new InstanceProcess(prefix + "-standby", work, broker.bootstrapServers(),
 				arguments)
 			.jvmOptions(BenchInstances.jvmOptions(work, prefix + "-standby").toArray(String[]::new))) {
-			List<String> partitions = partitions(instance, instance);
+			List<String> partitions = partitions(instance);
 			long started = System.nanoTime();
 			standby.start();
 			// the second instance holds each task as active or standby, whichever the assignor gives it
@@ -193,15 +185,15 @@ class ScaleBenchmark {
 	}
 
 	/**
-	 * The store partitions {@code instance} holds, as {@code store-partition}, from {@code asked}'s report, once it
-	 * reports any (its lag readings refresh every second).
+	 * The store partitions {@code instance} holds, as {@code store-partition}, from its report, once it reports any
+	 * (its lag readings refresh every second).
 	 */
-	private static List<String> partitions(InstanceProcess asked, InstanceProcess instance)
+	private static List<String> partitions(InstanceProcess instance)
 			throws InterruptedException {
 		long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
 		List<String> partitions = new ArrayList<>();
 		while (partitions.isEmpty() && System.nanoTime() < deadline) {
-			for (JsonNode store : report(asked, instance).get("stores")) {
+			for (JsonNode store : report(instance).get("stores")) {
 				partitions.add(store.get("store").asString() + "-" + store.get("partition").asInt());
 			}
 			Thread.sleep(100);
@@ -225,7 +217,7 @@ class ScaleBenchmark {
 				throw new IllegalStateException(instance.name() + " stopped, see " + instance.logFile());
 			}
 			try {
-				JsonNode report = report(instance, instance);
+				JsonNode report = report(instance);
 				List<String> held = new ArrayList<>();
 				boolean caughtUp = true;
 				for (JsonNode store : report.get("stores")) {
@@ -250,9 +242,9 @@ class ScaleBenchmark {
 				+ ((role != null) ? role : "active or standby") + " within " + within + ", see " + instance.logFile());
 	}
 
-	/** {@code instance}'s own report, as {@code asked} gives it on {@code /api/instances}. */
-	private static JsonNode report(InstanceProcess asked, InstanceProcess instance) {
-		var reply = asked.api().get("/api/instances");
+	/** {@code instance}'s own report, from its {@code /api/instances}. */
+	private static JsonNode report(InstanceProcess instance) {
+		var reply = instance.api().get("/api/instances");
 		if (reply.status() != 200) {
 			throw new IllegalStateException("/api/instances answered " + reply.status());
 		}

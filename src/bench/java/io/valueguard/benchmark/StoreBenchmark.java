@@ -4,16 +4,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.LocalDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
-import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
 import io.valueguard.support.BrokerProcess;
 import io.valueguard.support.InstanceProcess;
 import org.apache.kafka.clients.admin.Admin;
@@ -28,7 +24,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
 
 /**
  * One instance holding many keys and values. Resident memory: its RocksDB stores share one block cache and write
@@ -51,10 +46,7 @@ class StoreBenchmark {
 
 	@Test
 	void residentMemoryWithinBudgetAndRestoreRate() throws Exception {
-		((Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME)).setLevel(Level.WARN);
-		Path work = Path.of("target", "benchmark",
-				"memory-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
-		Files.createDirectories(work);
+		Path work = BenchInstances.workDirectory("memory-");
 		try (BrokerProcess broker = new BrokerProcess(work).start();
 				Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
 			String topic = "bench.claims";

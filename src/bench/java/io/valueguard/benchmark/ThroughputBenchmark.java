@@ -2,16 +2,12 @@ package io.valueguard.benchmark;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.LocalDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Collectors;
 
-import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
 import io.valueguard.support.BrokerProcess;
 import io.valueguard.support.ReferenceModel;
 import org.apache.kafka.clients.admin.Admin;
@@ -19,16 +15,13 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
 
 /**
  * ValueGuard's throughput against the application a user would write without it: Kafka Streams reading the claims
  * topic into {@code toTable(Materialized.as(...))} (RocksDB, changelog) and writing it to an output topic, with the
  * same guarantee ({@link BaselineMain}). A broker runs in a JVM of its own; the claims topic is preloaded once; then,
  * for each setting, the baseline and ValueGuard (the packaged service) run one after the other over the whole topic,
- * each in a fresh JVM with the same heap. Time runs from the moment the application (for ValueGuard its key stage) is
- * RUNNING to the moment every consumer group of the application has caught up: committed offsets at the last stable
- * offsets, held for half a second so that no transaction is still open.
+ * each in a fresh JVM with the same heap, timed as {@link Runs} says.
  * <p>
  * Not part of {@code ./mvnw verify}: run {@code scripts/benchmark.sh} (parameters there).
  */
@@ -69,10 +62,7 @@ class ThroughputBenchmark {
 
 	@Test
 	void compareWithPlainTable() throws Exception {
-		((Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME)).setLevel(Level.WARN);
-		Path work = Path.of("target", "benchmark",
-				LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
-		Files.createDirectories(work);
+		Path work = BenchInstances.workDirectory("");
 		try (BrokerProcess broker = new BrokerProcess(work).start();
 				Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
 			ReferenceModel model = (WORKLOAD.claims() <= MODEL_LIMIT) ? new ReferenceModel() : null;
