@@ -19,6 +19,8 @@
 #   BASELINE_JAR=/tmp/valueguard-before.jar scripts/claim-latency.sh 200
 #   BURST=72 BASELINE_JAR=/tmp/valueguard-before.jar scripts/claim-latency.sh 50
 #   RATE=5 scripts/claim-latency.sh 200
+#   VALUEGUARD_ARGS="--spring.cloud.stream.kafka.streams.binder.configuration.commit.interval.ms=25" \
+#     RATE=5 scripts/claim-latency.sh        # more arguments for every instance (split at spaces), to try a setting
 set -euo pipefail
 cd "$(dirname "$0")/.."
 claims="${1:-100}"
@@ -82,7 +84,7 @@ burst() {
   # $1: jar, $2: policy, $3: name. A second instance joins the first one's broker and application.
   java -Xmx1g -jar "$1" --server.port=18081 --valueguard.embedded-kafka.enabled=false \
     --spring.kafka.bootstrap-servers=localhost:19092 --valueguard.state-dir="$work/state-b" \
-    --valueguard.policy="$2" > "$work/$2-b.log" 2>&1 &
+    --valueguard.policy="$2" ${VALUEGUARD_ARGS:-} > "$work/$2-b.log" 2>&1 &
   second=$!
   until curl -sf localhost:18081/actuator/health/readiness >/dev/null \
       && curl -sf localhost:18080/actuator/health/readiness >/dev/null \
@@ -115,7 +117,7 @@ for policy in latest-wins first-wins; do
   rm -rf "$work/kafka" "$work/state" "$work/state-b"
   java -Xmx1g -jar "$measured" --server.port=18080 --valueguard.embedded-kafka.port=19092 \
     --valueguard.embedded-kafka.log-dir="$work/kafka" --valueguard.state-dir="$work/state" \
-    --valueguard.policy="$policy" > "$work/$policy.log" 2>&1 &
+    --valueguard.policy="$policy" ${VALUEGUARD_ARGS:-} > "$work/$policy.log" 2>&1 &
   pid=$!
   until curl -sf localhost:18080/actuator/health/readiness >/dev/null; do sleep 1; done
   # warm-up: the first claims pay for class loading and compilation

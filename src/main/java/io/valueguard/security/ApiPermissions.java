@@ -33,18 +33,24 @@ final class ApiPermissions {
 
 	private final @Nullable String keyClaim;
 
+	private final Set<String> reading;
+
+	private final Set<String> writing;
+
 	ApiPermissions(SecurityProperties security) {
 		this.authorities = security.authorities();
 		this.keyClaim = security.keyClaim();
+		this.reading = Set.of(this.authorities.read());
+		this.writing = Set.of(this.authorities.write());
 	}
 
 	AuthorizationManager<RequestAuthorizationContext> read() {
-		return (authentication, context) -> decide(has(authentication, Set.of(this.authorities.read())));
+		return (authentication, context) -> decide(has(authentication, this.reading));
 	}
 
 	AuthorizationManager<RequestAuthorizationContext> write() {
 		return (authentication, context) -> decide(
-				has(authentication, Set.of(this.authorities.write())) && keyAllowed(authentication, context.getRequest()));
+				has(authentication, this.writing) && keyAllowed(authentication, context.getRequest()));
 	}
 
 	AuthorizationManager<RequestAuthorizationContext> admin() {
