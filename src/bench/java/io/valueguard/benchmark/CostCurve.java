@@ -40,7 +40,16 @@ final class CostCurve {
 	private CostCurve() {
 	}
 
-	static void write(List<ScaleBenchmark.Point> points, Path png) throws IOException {
+	/** One point of the curve: a keyspace and the claims/s of either application. */
+	record Rates(int keys, double table, double valueGuard) {
+
+		double ratio() {
+			return this.valueGuard / this.table;
+		}
+
+	}
+
+	static void write(List<Rates> points, Path png) throws IOException {
 		System.setProperty("java.awt.headless", "true");
 		BufferedImage image = new BufferedImage(PANEL_WIDTH * 2, HEIGHT, BufferedImage.TYPE_INT_RGB);
 		Graphics2D graphics = image.createGraphics();
@@ -50,17 +59,17 @@ final class CostCurve {
 		graphics.fillRect(0, 0, image.getWidth(), image.getHeight());
 		graphics.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
 		double maxRate = points.stream()
-			.mapToDouble((point) -> Math.max(point.baseline().claimsPerSecond(), point.valueGuard().claimsPerSecond()))
+			.mapToDouble((point) -> Math.max(point.table(), point.valueGuard()))
 			.max()
 			.orElse(1);
 		Panel rates = new Panel(graphics, 0, points, niceCeiling(maxRate));
 		rates.frame("Claims/s, one instance, exactly-once", "%,.0f");
-		rates.line((point) -> point.baseline().claimsPerSecond(), TABLE, "plain table", 0);
-		rates.line((point) -> point.valueGuard().claimsPerSecond(), VALUEGUARD, "ValueGuard", 1);
+		rates.line(Rates::table, TABLE, "plain table", 0);
+		rates.line(Rates::valueGuard, VALUEGUARD, "ValueGuard", 1);
 		Panel ratios = new Panel(graphics, PANEL_WIDTH, points, 1.0);
 		ratios.frame("ValueGuard / plain table", "%.1f");
 		ratios.goal(0.6);
-		ratios.line(ScaleBenchmark.Point::ratio, VALUEGUARD, "ratio", 0);
+		ratios.line(Rates::ratio, VALUEGUARD, "ratio", 0);
 		graphics.dispose();
 		ImageIO.write(image, "png", png.toFile());
 	}
@@ -77,14 +86,14 @@ final class CostCurve {
 	}
 
 	/** One chart: keys on a log axis from the smallest keyspace to the largest, {@code 0..top} upwards. */
-	private record Panel(Graphics2D graphics, int left, List<ScaleBenchmark.Point> points, double top) {
+	private record Panel(Graphics2D graphics, int left, List<Rates> points, double top) {
 
 		private double minKeys() {
-			return this.points.stream().mapToDouble((point) -> point.workload().keys()).min().orElse(1);
+			return this.points.stream().mapToDouble((point) -> point.keys()).min().orElse(1);
 		}
 
 		private double maxKeys() {
-			return this.points.stream().mapToDouble((point) -> point.workload().keys()).max().orElse(10);
+			return this.points.stream().mapToDouble((point) -> point.keys()).max().orElse(10);
 		}
 
 		int x(double keys) {
@@ -115,9 +124,9 @@ final class CostCurve {
 			// after the grid, whose first and last lines would cover it
 			g.drawRect(this.left + MARGIN_LEFT, MARGIN_TOP, PANEL_WIDTH - MARGIN_LEFT - MARGIN_RIGHT,
 					HEIGHT - MARGIN_TOP - MARGIN_BOTTOM);
-			for (ScaleBenchmark.Point point : this.points) {
-				String label = keysLabel(point.workload().keys());
-				int x = x(point.workload().keys());
+			for (Rates point : this.points) {
+				String label = keysLabel(point.keys());
+				int x = x(point.keys());
 				g.drawLine(x, HEIGHT - MARGIN_BOTTOM, x, HEIGHT - MARGIN_BOTTOM + 4);
 				g.drawString(label, x - g.getFontMetrics().stringWidth(label) / 2, HEIGHT - MARGIN_BOTTOM + 18);
 			}
@@ -136,15 +145,15 @@ final class CostCurve {
 		}
 
 		/** A line through every point, each point labelled with its value, and the line's name in the legend. */
-		void line(ToDoubleFunction<ScaleBenchmark.Point> of, Color color, String name, int legendRow) {
+		void line(ToDoubleFunction<Rates> of, Color color, String name, int legendRow) {
 			Graphics2D g = this.graphics;
 			g.setColor(color);
 			g.setStroke(new BasicStroke(2));
 			Integer lastX = null;
 			Integer lastY = null;
-			for (ScaleBenchmark.Point point : this.points) {
+			for (Rates point : this.points) {
 				double value = of.applyAsDouble(point);
-				int x = x(point.workload().keys());
+				int x = x(point.keys());
 				int y = y(value);
 				if (lastX != null) {
 					g.drawLine(lastX, lastY, x, y);

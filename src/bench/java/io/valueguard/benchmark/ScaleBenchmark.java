@@ -1,14 +1,18 @@
 package io.valueguard.benchmark;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import io.valueguard.support.BrokerProcess;
 import io.valueguard.support.InstanceProcess;
@@ -48,6 +52,16 @@ class ScaleBenchmark {
 
 	private static final int BLOCK_CACHE_MIB = Integer.getInteger("valueguard.bench.block-cache-mib", 64);
 
+	/**
+	 * An earlier run's report ({@code valueguard.bench.earlier-report}) whose rows for keyspaces this run leaves out go
+	 * into this run's table and plot: the largest keyspace alone takes over an hour, so a curve can be measured in
+	 * parts. Only from a run at the same RocksDB budget.
+	 */
+	private static final @Nullable String EARLIER_REPORT = System.getProperty("valueguard.bench.earlier-report");
+
+	/** The line an earlier report gives a keyspace's restores. */
+	private static final Pattern RESTORES = Pattern.compile("^([0-9,]+) keys: the wiped restart .*");
+
 	private static final int PARTITIONS = 6;
 
 	/** Readiness's default: a store partition at most this many records behind its changelog counts as caught up. */
@@ -76,6 +90,50 @@ class ScaleBenchmark {
 
 	}
 
+	/** A keyspace's row of the report: its line in the table, its restores' line under it, and its point in the plot. */
+	record Row(int keys, String line, String restores, CostCurve.Rates rates) {
+
+		static Row of(Point point) {
+			int keys = point.workload().keys();
+			return new Row(keys, row(point),
+					String.format(Locale.ROOT, "%,d keys: the wiped restart restored %s; the takeover restored %s", keys,
+							point.wiped().describe(), point.takeover().describe()),
+					new CostCurve.Rates(keys, point.baseline().claimsPerSecond(), point.valueGuard().claimsPerSecond()));
+		}
+
+		/** The rows of an earlier run's report, which must have been measured at this run's RocksDB budget. */
+		static List<Row> earlier(Path report) throws IOException {
+			List<String> lines = Files.readAllLines(report);
+			String budget = "RocksDB budget " + BLOCK_CACHE_MIB + " MiB";
+			if (lines.isEmpty() || !lines.get(0).contains(budget)) {
+				throw new IllegalArgumentException(report + " is not the report of a run at a " + budget + ": "
+						+ (lines.isEmpty() ? "it is empty" : lines.get(0)));
+			}
+			Map<Integer, String> restores = new TreeMap<>();
+			for (String line : lines) {
+				Matcher restore = RESTORES.matcher(line);
+				if (restore.matches()) {
+					restores.put((int) number(restore.group(1)), line);
+				}
+			}
+			List<Row> rows = new ArrayList<>();
+			for (String line : lines) {
+				if (line.startsWith("| ") && !line.startsWith("| keys") && !line.startsWith("| ---")) {
+					String[] cells = line.split("\\|");
+					int keys = (int) number(cells[1]);
+					rows.add(new Row(keys, line, restores.getOrDefault(keys, ""),
+							new CostCurve.Rates(keys, number(cells[4]), number(cells[5]))));
+				}
+			}
+			return rows;
+		}
+
+		private static double number(String cell) {
+			return Double.parseDouble(cell.replace("claims/s", "").replace(",", "").strip());
+		}
+
+	}
+
 	/** How long until an instance served every key, and what each store restored meanwhile. */
 	record Restore(long millis, Map<String, long[]> restoredByStore) {
 
@@ -92,11 +150,19 @@ class ScaleBenchmark {
 	@Test
 	void costCurve() throws Exception {
 		Path work = BenchInstances.workDirectory("scale-");
-		List<Point> points = new ArrayList<>();
 		StringBuilder report = new StringBuilder(String.format(Locale.ROOT,
 				"One instance each, %d partitions, exactly_once_v2, -Xmx%dm, ValueGuard's RocksDB budget %d MiB, its "
 						+ "other settings the defaults; claims twice the keys, values half the keys%n%n",
 				PARTITIONS, HEAP_MIB, BLOCK_CACHE_MIB));
+		List<Row> rows = new ArrayList<>();
+		if (EARLIER_REPORT != null) {
+			Row.earlier(Path.of(EARLIER_REPORT))
+				.stream()
+				.filter((row) -> !KEYSPACES.contains(row.keys()))
+				.forEach(rows::add);
+			report.append(String.format(Locale.ROOT, "Rows for %s keys from %s%n%n",
+					rows.stream().map((row) -> String.format(Locale.ROOT, "%,d", row.keys())).toList(), EARLIER_REPORT));
+		}
 		try (BrokerProcess broker = new BrokerProcess(work).start();
 				Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
 			// a fresh broker JVM is still compiling its hot paths: warm it up with one small run of each, not reported
@@ -115,10 +181,11 @@ class ScaleBenchmark {
 				Runs.valueGuard(broker, admin, work, workload, settings(),
 						(instance, prefix, arguments, run) -> point[0] = afterwards(broker, work, workload, baseline,
 								instance, prefix, arguments, run));
-				points.add(point[0]);
+				rows.add(Row.of(point[0]));
+				rows.sort(Comparator.comparingInt(Row::keys));
 				System.out.println(row(point[0]));
 				// after every point, so that a run stopped in its largest keyspace keeps the curve so far
-				Files.writeString(work.resolve("report.md"), table(report, points) + "\n" + plot(points, work) + "\n");
+				Files.writeString(work.resolve("report.md"), table(report, rows) + "\n" + plot(rows, work) + "\n");
 			}
 		}
 		finally {
@@ -127,10 +194,10 @@ class ScaleBenchmark {
 		System.out.println(Files.readString(work.resolve("report.md")));
 	}
 
-	private static String plot(List<Point> points, Path work) throws java.io.IOException {
+	private static String plot(List<Row> rows, Path work) throws IOException {
 		try {
 			Path png = work.resolve("cost-curve.png");
-			CostCurve.write(points, png);
+			CostCurve.write(rows.stream().map(Row::rates).toList(), png);
 			return "Plot: " + png;
 		}
 		catch (java.awt.AWTError | RuntimeException ex) {
@@ -256,17 +323,15 @@ class ScaleBenchmark {
 		throw new IllegalStateException(instance.name() + " is not in " + reply.body());
 	}
 
-	private static String table(StringBuilder header, List<Point> points) {
+	private static String table(StringBuilder header, List<Row> rows) {
 		StringBuilder table = new StringBuilder(header).append("| keys | values | claims | plain table | ValueGuard | "
 				+ "ratio | ValueGuard's CPU ms per 1,000 claims, application + broker | held by two keys | resident while "
 				+ "claiming / at rest / bound | entries: bindings, owners | on disk per million entries: bindings, owners | ready after a wiped "
 				+ "restart | standbys caught up after joining | standby's takeover after a stop |\n"
 				+ "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
-		points.forEach((point) -> table.append(row(point)).append('\n'));
+		rows.forEach((row) -> table.append(row.line()).append('\n'));
 		table.append('\n');
-		points.forEach((point) -> table.append(String.format(Locale.ROOT,
-				"%,d keys: the wiped restart restored %s; the takeover restored %s%n", point.workload().keys(),
-				point.wiped().describe(), point.takeover().describe())));
+		rows.stream().filter((row) -> !row.restores().isEmpty()).forEach((row) -> table.append(row.restores()).append('\n'));
 		return table.toString();
 	}
 
