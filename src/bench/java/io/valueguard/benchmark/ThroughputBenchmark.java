@@ -85,10 +85,7 @@ class ThroughputBenchmark {
 					new Setting("ValueGuard remembering 1,000,000 recent entries per stage", Map.of(), Map.of(),
 							List.of("--valueguard.store.recent-entries=1000000")),
 					new Setting("ValueGuard with both", Map.of(), Map.of(), List.of(
-							"--valueguard.rocksdb.block-cache-size=256MB", "--valueguard.store.recent-entries=1000000")),
-					// what a commit interval short enough for prompt synchronous claims costs (issue 25, item 3)
-					new Setting("ValueGuard at commit.interval.ms=25", Map.of(),
-							Map.of(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, "25")));
+							"--valueguard.rocksdb.block-cache-size=256MB", "--valueguard.store.recent-entries=1000000")));
 			if (!COMPARE_JAR.isBlank()) {
 				settings = new ArrayList<>(settings);
 				settings.add(new Setting("ValueGuard from " + COMPARE_JAR, Map.of(), Map.of(), List.of(),
