@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Lookups answered locally against lookups forwarded to another instance, side by side in one run, with the floor of
-# Spring MVC answering /actuator/health/liveness: two instances of the packaged jar on this machine (the first starts
-# the local Kafka broker), wrk with 2 threads and 8 connections for 15 s each. Needs wrk (Debian package wrk).
+# Spring MVC answering /actuator/health/liveness: two instances of the packaged jar on this machine (B, the peer, starts
+# the local Kafka broker; A is asked), wrk with 2 threads and 8 connections for 15 s each. Needs wrk (Debian package wrk).
 # Besides requests/s and latency, the CPU both instances spent per 1,000 requests (from /proc; wrk's own is left out):
 # on a machine where wrk and both instances share the cores, that is what bounds requests/s.
 #
@@ -15,7 +15,7 @@
 #
 # JVM_OPTS_A and JVM_OPTS_B add JVM options to either instance, e.g. a flight recording:
 #   JVM_OPTS_A=-XX:StartFlightRecording=settings=profile,filename=/tmp/a.jfr scripts/lookup-benchmark.sh
-# PIN=1 stands in for separate hosts on a 2-core machine: instance A (the one asked) runs on core 0 alone, instance B
+# PIN=1 stands in for separate hosts on a 2-core machine: instance A (the one asked) runs on core 0 alone, instance B (with the broker)
 # and wrk share core 1 (taskset). Then A's core bounds local lookups and forwards alike, as it would if B had a host
 # of its own; B sharing its core with wrk can only hold forwards back, never flatter them.
 #
@@ -38,7 +38,7 @@ kafka_port=19092
 pin_a=(); pin_b=()
 if [ "${PIN:-0}" = 1 ]; then pin_a=(taskset -c 0); pin_b=(taskset -c 1); fi
 pids=()
-# B first, while A's broker still runs, so that B's streams clients can close promptly
+# the last started first, so that the broker in B still runs while the others' streams clients close
 cleanup() {
   for ((i = ${#pids[@]} - 1; i >= 0; i--)); do kill "${pids[i]}" 2>/dev/null || true; wait "${pids[i]}" 2>/dev/null || true; done
   rm -rf "$work"
@@ -63,12 +63,13 @@ if [ "$mode" = secured ]; then
 fi
 echo
 echo "## $mode"
-"${pin_a[@]}" java -Xmx1g ${JVM_OPTS_A:-} -jar "$jar" --server.port=18080 --valueguard.embedded-kafka.port=$kafka_port \
-  --valueguard.embedded-kafka.log-dir="$work/kafka" --valueguard.state-dir="$work/a" "${secured[@]}" > "$work/a.log" 2>&1 &
+# B hosts the broker, so that A, the instance asked, carries only its own work, as C (below) does
+"${pin_b[@]}" java -Xmx1g ${JVM_OPTS_B:-} -jar "$jar" --server.port=18081 --valueguard.embedded-kafka.port=$kafka_port \
+  --valueguard.embedded-kafka.log-dir="$work/kafka" --valueguard.state-dir="$work/b" "${secured[@]}" > "$work/b.log" 2>&1 &
 pids+=($!)
-until curl -sf localhost:18080/actuator/health/readiness >/dev/null; do sleep 1; done
-"${pin_b[@]}" java -Xmx1g ${JVM_OPTS_B:-} -jar "$jar" --server.port=18081 --spring.kafka.bootstrap-servers=localhost:$kafka_port \
-  --valueguard.embedded-kafka.enabled=false --valueguard.state-dir="$work/b" "${secured[@]}" > "$work/b.log" 2>&1 &
+until curl -sf localhost:18081/actuator/health/readiness >/dev/null; do sleep 1; done
+"${pin_a[@]}" java -Xmx1g ${JVM_OPTS_A:-} -jar "$jar" --server.port=18080 --spring.kafka.bootstrap-servers=localhost:$kafka_port \
+  --valueguard.embedded-kafka.enabled=false --valueguard.state-dir="$work/a" "${secured[@]}" > "$work/a.log" 2>&1 &
 pids+=($!)
 until curl -sf localhost:18081/actuator/health/readiness >/dev/null \
   && curl -sf localhost:18080/actuator/health/readiness >/dev/null; do sleep 1; done
@@ -97,8 +98,8 @@ sort -n "$work/sync.txt" | awk '{t[NR] = $1 * 1000} END {printf "synchronous cla
 # CPU time (user + system) of one instance, in clock ticks (fields 14 and 15 of /proc/<pid>/stat)
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 hz=$(getconf CLK_TCK)
-# the instance asked (its CPU is column A) and the other one (column B)
-asked=0; other=1
+# the instance asked (its CPU is column A) and the other one (column B), by their place in pids
+asked=1; other=0
 run() {
   local name="$1" url="$2" a b
   shift 2
@@ -159,10 +160,10 @@ side_by_side() {
   echo "| --- | --- | --- | --- | --- | --- | --- |"
   : > "$work/rounds.txt"
   for round in $(seq 1 "${ROUNDS:-3}"); do
-    asked=2; other=1
+    asked=2; other=0
     run "round $round: open (instance C)" "$open_url"
     rps=$(awk '/Requests\/sec/{print $2}' "$work/wrk.txt")
-    asked=0; other=1
+    asked=1; other=0
     run "round $round: bearer token (A)" "${urls[1]}" -H "Authorization: Bearer $token"
     rps="$rps $(awk '/Requests\/sec/{print $2}' "$work/wrk.txt")"
     run "round $round: HTTP Basic (A)" "${urls[1]}" -H "Authorization: Basic $basic"

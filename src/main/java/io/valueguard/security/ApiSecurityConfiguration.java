@@ -93,8 +93,6 @@ class ApiSecurityConfiguration {
 			.requestCache((cache) -> cache.disable())
 			.formLogin((form) -> form.disable())
 			.logout((logout) -> logout.disable())
-			// nothing reads the caller through the servlet API (getUserPrincipal, isUserInRole): no request wrapper
-			.servletApi((servletApi) -> servletApi.disable())
 			.headers((headers) -> headers.withObjectPostProcessor(new ObjectPostProcessor<HeaderWriterFilter>() {
 
 				// The security headers are the same for every response and nothing here sets them: written before

@@ -207,6 +207,13 @@ class SecurityIntegrationTests {
 		ApiClient.Reply health = management.get(0).get("/actuator/health");
 		assertThat(health.status()).isEqualTo(200);
 		assertThat(health.json().has("components")).as("no details without credentials").isFalse();
+		// Actuator asks the request (isUserInRole) whether the caller holds the admin authority
+		ApiClient.Reply forAdmin = management.get(0).withAuthorization("Bearer " + issuer.token("admin"))
+			.get("/actuator/health");
+		assertThat(forAdmin.json().has("components")).as("details for an admin token").isTrue();
+		ApiClient.Reply forReader = management.get(0).withAuthorization("Bearer " + issuer.token("reader"))
+			.get("/actuator/health");
+		assertThat(forReader.json().has("components")).as("no details for a read token").isFalse();
 		assertThat(management.get(0).get("/actuator/prometheus").status()).isEqualTo(200);
 	}
 
