@@ -24,9 +24,10 @@
 #       claiming and at rest against heap + RocksDB budget + 200 MiB, disk per million entries, readiness after a restart
 #       with the state directory wiped, and a standby's catch-up and takeover when the instance stops; a plot of the
 #       curve in target/benchmark/scale-<time>/cost-curve.png. Defaults: 100000,1000000,10000000 64. The first two
-#       points take 5 to 15 minutes on 2 cores; the third 40 minutes with a 256 MB cache, and at 64 MB over an hour (its
-#       stores outgrow the cache; docs/benchmarks.md, "The cost curve"), and more than 8 GiB of disk. BENCH_OPTS=-Dvalueguard.bench.earlier-report=target/benchmark/scale-<time>/report.md
-#       adds an earlier run's rows (same block cache) for keyspaces this run leaves out, so a curve can be run in parts.
+#       points take 5 to 15 minutes on 2 cores; the third 40 minutes with a 256 MB cache, and at 64 MB over an hour
+#       (its stores outgrow the cache; docs/benchmarks.md, "The cost curve"), and more than 8 GiB of disk.
+#       BENCH_OPTS=-Dvalueguard.bench.earlier-report=target/benchmark/scale-<time>/report.md adds an earlier run's
+#       rows (same block cache) for keyspaces this run leaves out, so a curve can be run in parts.
 #   scripts/benchmark.sh latency [seconds] [claims/s]
 #       Claim-to-eviction latency (p50, p90, p99) seen by a read_committed consumer of the evictions topic, at
 #       [claims/s], by default half of the maximum throughput measured first in the same run, and how long each
