@@ -29,6 +29,10 @@ import org.springframework.validation.annotation.Validated;
  * @param peerSslBundle the Spring SSL bundle ({@code spring.ssl.bundle.*}) whose trust material verifies the other
  * instances: with it, instances call each other over https, and only peers whose certificate it trusts and whose name
  * matches their advertised host are asked; unset, over plain http
+ * @param internalPort a port of its own for the instance protocol ({@code /internal/*}), the same on every instance:
+ * set, instances call each other there, it answers nothing else, and the API port no longer answers the protocol, so
+ * that a NetworkPolicy can keep the protocol to the instances while the API is open to clients (with
+ * {@code server.ssl} it takes the same certificate); unset, the protocol shares the API port
  */
 @ConfigurationProperties("valueguard.query")
 @Validated
@@ -37,6 +41,7 @@ public record QueryProperties(@DefaultValue("5s") Duration retryBudget, @Default
 		@DefaultValue("0s") Duration remoteCacheTtl, @DefaultValue("10000") @Min(1) int remoteCacheSize,
 		@DefaultValue("1s") Duration lagRefreshInterval, @DefaultValue("1000") @Min(1) @Max(100_000) int maxPageSize,
 		@DefaultValue("30s") Duration maxWait, @DefaultValue("1000") @Min(1) @Max(100_000) int maxBatchSize,
-		@DefaultValue("100") @Min(0) int maxWaiting, @Nullable String peerSslBundle) {
+		@DefaultValue("100") @Min(0) int maxWaiting, @Nullable String peerSslBundle,
+		@Nullable @Min(1) @Max(65535) Integer internalPort) {
 
 }

@@ -38,7 +38,8 @@ import org.springframework.validation.annotation.Validated;
  * "Retention")
  * @param advertisedHost the host other instances reach this one at, for forwarded lookups (Kafka Streams'
  * {@code application.server}); in Kubernetes, the pod's stable DNS name
- * @param advertisedPort the port other instances reach this one at; unset, {@code server.port}
+ * @param advertisedPort the port other instances reach this one at; unset, {@code valueguard.query.internal-port} if
+ * set, else {@code server.port}
  * @param stateDir where both stages keep their RocksDB stores (Kafka Streams' {@code state.dir}); unset, a directory
  * under {@code java.io.tmpdir} named for the port. On a persistent volume, a restart needs no restore
  * @param standbyReplicas warm copies of each store partition on other instances (Kafka Streams'

@@ -99,7 +99,7 @@ class HelmChartTests {
 		assertThat(container.getLivenessProbe().getHttpGet().getPort().getStrVal()).isEqualTo("management");
 		assertThat(container.getReadinessProbe().getHttpGet().getPort().getStrVal()).isEqualTo("management");
 		assertThat(container.getPorts()).extracting((port) -> port.getName() + ":" + port.getContainerPort())
-			.containsExactly("http:8080", "management:8081");
+			.containsExactly("http:8080", "management:8081", "internal:8082");
 		assertThat(container.getStartupProbe().getFailureThreshold()).isEqualTo(90);
 		assertThat(container.getLivenessProbe().getHttpGet().getPath()).isEqualTo("/actuator/health/liveness");
 		assertThat(container.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/actuator/health/readiness");
@@ -142,7 +142,8 @@ class HelmChartTests {
 		assertThat(api.getSpec().getPorts()).as("the API Service exposes the API port only")
 			.extracting((port) -> port.getTargetPort().getStrVal())
 			.containsExactly("http");
-		assertThat(headless.getSpec().getPorts()).extracting((port) -> port.getName()).containsExactly("http", "management");
+		assertThat(headless.getSpec().getPorts()).extracting((port) -> port.getName())
+			.containsExactly("http", "internal", "management");
 		assertThat(env(container, "VALUEGUARD_SECURITY_INTERNAL_SECRET").getValueFrom().getSecretKeyRef().getName())
 			.isEqualTo("vg-valueguard-internal");
 		// helm template leaves hooks out, so the generated Secret is checked as the chart ships it
@@ -378,10 +379,11 @@ class HelmChartTests {
 
 	@Test
 	void shouldLetOnlyTheMonitoringNamespaceAndTheReleaseReachTheManagementPort() {
-		NetworkPolicy policy = only(render((template) -> template.set("networkPolicy.apiFrom[0].namespaceSelector"
-				+ ".matchLabels.team", "checkout")), NetworkPolicy.class);
+		List<HasMetadata> objects = render((template) -> template.set("networkPolicy.apiFrom[0].namespaceSelector"
+				+ ".matchLabels.team", "checkout"));
+		NetworkPolicy policy = only(objects, NetworkPolicy.class);
 
-		assertThat(policy.getSpec().getIngress()).hasSize(2);
+		assertThat(policy.getSpec().getIngress()).hasSize(3);
 		var api = policy.getSpec().getIngress().get(0);
 		assertThat(api.getPorts()).singleElement().satisfies((port) -> assertThat(port.getPort().getStrVal()).isEqualTo("http"));
 		assertThat(api.getFrom()).hasSize(3);
@@ -390,13 +392,28 @@ class HelmChartTests {
 			.containsEntry("app.kubernetes.io/instance", "vg");
 		// the helm test claims through the API
 		assertThat(api.getFrom().get(2).getPodSelector().getMatchLabels()).containsEntry("vg-valueguard-client", "true");
-		var management = policy.getSpec().getIngress().get(1);
+		// the instance protocol on its own port, from the release's pods only
+		var internal = policy.getSpec().getIngress().get(1);
+		assertThat(internal.getPorts()).singleElement()
+			.satisfies((port) -> assertThat(port.getPort().getStrVal()).isEqualTo("internal"));
+		assertThat(internal.getFrom()).singleElement()
+			.satisfies((peer) -> assertThat(peer.getPodSelector().getMatchLabels())
+				.containsEntry("app.kubernetes.io/instance", "vg"));
+		assertThat(only(objects, ConfigMap.class).getData().get("application.yml")).contains("internal-port: 8082");
+		var management = policy.getSpec().getIngress().get(2);
 		assertThat(management.getPorts()).singleElement()
 			.satisfies((port) -> assertThat(port.getPort().getStrVal()).isEqualTo("management"));
 		assertThat(management.getFrom().get(0).getNamespaceSelector().getMatchLabels())
 			.containsEntry("kubernetes.io/metadata.name", "monitoring");
 		assertThat(render((template) -> template.set("networkPolicy.enabled", "false")))
 			.noneMatch(NetworkPolicy.class::isInstance);
+		// with internalPort 0 the protocol shares the API port: no port of its own, no rule for it
+		List<HasMetadata> shared = render((template) -> template.set("internalPort", "0"));
+		assertThat(only(shared, NetworkPolicy.class).getSpec().getIngress()).hasSize(2);
+		assertThat(only(shared, ConfigMap.class).getData().get("application.yml")).doesNotContain("internal-port");
+		assertThat(only(shared, StatefulSet.class).getSpec().getTemplate().getSpec().getContainers().get(0).getPorts())
+			.extracting((port) -> port.getName())
+			.containsExactly("http", "management");
 	}
 
 	@Test

@@ -32,8 +32,9 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Two instances serving HTTPS with a certificate made by the JDK's keytool, as a Secret from cert-manager would hold
- * it: clients reach either over https, and lookups forwarded between them go over https too, verified against the
- * configured trust store ({@code valueguard.query.peer-ssl-bundle}).
+ * it, and the instance protocol on a port of its own, as the Helm chart runs them: clients reach either over https,
+ * and lookups forwarded between them go over https too, to the other's protocol port, verified against the configured
+ * trust store ({@code valueguard.query.peer-ssl-bundle}); each port answers only what it is for.
  */
 @Tag("integration")
 @EmbeddedKafka(partitions = 4, brokerProperties = { "transaction.state.log.replication.factor=1",
@@ -48,6 +49,10 @@ class TlsIntegrationTests {
 
 	private static final List<Integer> ports = new ArrayList<>();
 
+	private static final List<Integer> internalPorts = new ArrayList<>();
+
+	private static SSLContext trusting;
+
 	@TempDir
 	static Path work;
 
@@ -56,9 +61,10 @@ class TlsIntegrationTests {
 		Path keystore = work.resolve("server.p12");
 		Path truststore = work.resolve("trust.p12");
 		Keytool.localhost(keystore, truststore, PASSWORD);
-		SSLContext trusting = trusting(truststore);
+		trusting = trusting(truststore);
 		for (int i = 0; i < 2; i++) {
 			int port = FreePorts.next();
+			int internalPort = FreePorts.next();
 			String bundles = "--spring.ssl.bundle.jks.";
 			instances.add(new SpringApplicationBuilder(ValueGuardApplication.class).run("--server.port=" + port,
 					"--management.server.port=" + FreePorts.next(), "--management.server.ssl.enabled=false",
@@ -70,9 +76,10 @@ class TlsIntegrationTests {
 					bundles + "server.keystore.password=" + PASSWORD, bundles + "server.keystore.type=PKCS12",
 					bundles + "peers.truststore.location=file:" + truststore,
 					bundles + "peers.truststore.password=" + PASSWORD, bundles + "peers.truststore.type=PKCS12",
-					"--valueguard.query.peer-ssl-bundle=peers"));
+					"--valueguard.query.peer-ssl-bundle=peers", "--valueguard.query.internal-port=" + internalPort));
 			apis.add(ApiClient.https(port, trusting));
 			ports.add(port);
+			internalPorts.add(internalPort);
 		}
 		for (ApiClient api : apis) {
 			await("instance answers over https").atMost(Duration.ofSeconds(90))
@@ -103,6 +110,24 @@ class TlsIntegrationTests {
 			reports.json().forEach((report) -> assertThat(report.get("reachable").asBoolean()).isTrue());
 		}
 		assertThat(servedBy).as("answers from both instances' stores: lookups were forwarded over https").hasSize(2);
+	}
+
+	@Test
+	void shouldServeTheInstanceProtocolOnItsOwnPortOnly() {
+		String protocol = InstanceProtocolServlet.PATH + InstanceProtocolServlet.INSTANCE;
+		ApiClient.Reply onApiPort = apis.get(0).get(protocol);
+		assertThat(onApiPort.status()).isEqualTo(404);
+		assertThat(onApiPort.body()).contains("served on its own port");
+		ApiClient internal = ApiClient.https(internalPorts.get(0), trusting);
+		ApiClient.Reply api = internal.get("/api/instances");
+		assertThat(api.status()).isEqualTo(404);
+		assertThat(api.body()).contains("serves only the instance protocol");
+		// on its own port the protocol answers (these instances are unsecured, so unsigned calls pass)
+		assertThat(internal.get(protocol).status()).isEqualTo(200);
+		assertThat(new ApiClient(internalPorts.get(0)).get(protocol).status()).as("plain http on a TLS port")
+			.isEqualTo(400);
+		// the instances advertise the protocol's port to each other
+		assertThat(apis.get(0).get("/api/instances").body()).contains(":" + internalPorts.get(1));
 	}
 
 	@Test
