@@ -81,7 +81,9 @@ class HelmChartTests {
 			.isEqualTo("metadata.namespace");
 		assertThat(env(container, "VALUEGUARD_ADVERTISED_HOST").getValue())
 			.isEqualTo("$(POD_NAME).vg-valueguard-headless.$(POD_NAMESPACE).svc");
-		assertThat(env(container, "VALUEGUARD_ADVERTISED_PORT").getValue()).isEqualTo("8080");
+		assertThat(env(container, "VALUEGUARD_ADVERTISED_PORT").getValue())
+			.as("the other instances reach a pod on the protocol's own port")
+			.isEqualTo("8082");
 		assertThat(env(container, "VALUEGUARD_INSTANCE_NAME").getValue()).as("static membership from the pod name")
 			.isEqualTo("$(POD_NAME)");
 		assertThat(env(container, "KAFKA_BOOTSTRAP_SERVERS").getValue()).isEqualTo("kafka:9092");
@@ -410,6 +412,9 @@ class HelmChartTests {
 		// with internalPort 0 the protocol shares the API port: no port of its own, no rule for it
 		List<HasMetadata> shared = render((template) -> template.set("internalPort", "0"));
 		assertThat(only(shared, NetworkPolicy.class).getSpec().getIngress()).hasSize(2);
+		assertThat(env(only(shared, StatefulSet.class).getSpec().getTemplate().getSpec().getContainers().get(0),
+				"VALUEGUARD_ADVERTISED_PORT")
+			.getValue()).isEqualTo("8080");
 		assertThat(only(shared, ConfigMap.class).getData().get("application.yml")).doesNotContain("internal-port");
 		assertThat(only(shared, StatefulSet.class).getSpec().getTemplate().getSpec().getContainers().get(0).getPorts())
 			.extracting((port) -> port.getName())
