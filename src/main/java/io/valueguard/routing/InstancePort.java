@@ -12,7 +12,7 @@ import org.apache.catalina.connector.Connector;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.tomcat.SslConnectorCustomizer;
 import org.springframework.boot.tomcat.servlet.TomcatServletWebServerFactory;
 import org.springframework.boot.web.server.Ssl;
@@ -20,8 +20,13 @@ import org.springframework.boot.web.server.WebServerFactoryCustomizer;
 import org.springframework.boot.web.server.WebServerSslBundle;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Condition;
+import org.springframework.context.annotation.ConditionContext;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.Ordered;
+import org.springframework.core.env.Environment;
+import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
@@ -31,12 +36,18 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * its clients, which a shared port cannot. Unset, the protocol shares the API port, guarded by its signature alone.
  */
 @Configuration(proxyBeanMethods = false)
-@ConditionalOnProperty("valueguard.query.internal-port")
+@Conditional(InstancePort.Configured.class)
 class InstancePort {
 
 	@Bean
-	ProtocolConnector instanceProtocolConnector(QueryProperties properties) {
-		return new ProtocolConnector(properties.internalPort());
+	ProtocolConnector instanceProtocolConnector(QueryProperties properties, Environment environment) {
+		int port = properties.internalPort();
+		Integer apiPort = environment.getProperty("server.port", Integer.class);
+		if (apiPort != null && apiPort == port) {
+			throw new IllegalStateException("valueguard.query.internal-port (" + port + ") must differ from server.port: "
+					+ "it gives the instance protocol a port of its own; leave it unset to share the API port");
+		}
+		return new ProtocolConnector(port);
 	}
 
 	@Bean
@@ -46,6 +57,16 @@ class InstancePort {
 		// before Spring Security, whose rules would otherwise answer a request on the wrong port first
 		registration.setOrder(Ordered.HIGHEST_PRECEDENCE);
 		return registration;
+	}
+
+	/** Whether {@code valueguard.query.internal-port} holds a port: set but empty means unset, as it binds. */
+	static final class Configured implements Condition {
+
+		@Override
+		public boolean matches(ConditionContext context, AnnotatedTypeMetadata metadata) {
+			return Binder.get(context.getEnvironment()).bind("valueguard.query.internal-port", Integer.class).isBound();
+		}
+
 	}
 
 	/** Adds the protocol's connector, after Spring Boot's customizers have given the factory its SSL settings. */
