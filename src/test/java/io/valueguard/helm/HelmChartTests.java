@@ -354,7 +354,7 @@ class HelmChartTests {
 			.set("security.keyClaim", "sub")
 			.set("security.internalSecret.existingSecret", "vg-hmac"));
 
-		Container container = only(objects, StatefulSet.class).getSpec().getTemplate().getSpec().getContainers().get(0);
+		Container container = container(objects);
 		assertThat(env(container, "SPRING_CONFIG_ADDITIONAL_LOCATION").getValue())
 			.endsWith(",file:/etc/valueguard/users/users.yml");
 		assertThat(env(container, "VALUEGUARD_SECURITY_INTERNAL_SECRET").getValueFrom().getSecretKeyRef().getName())
@@ -373,7 +373,7 @@ class HelmChartTests {
 		assertThat(application).contains("bundle: server", "certificate: file:/etc/valueguard/tls/tls.crt",
 				"private-key: file:/etc/valueguard/tls/tls.key", "certificate: file:/etc/valueguard/tls/ca.crt",
 				"peer-ssl-bundle: peers");
-		Container container = only(objects, StatefulSet.class).getSpec().getTemplate().getSpec().getContainers().get(0);
+		Container container = container(objects);
 		assertThat(container.getVolumeMounts()).extracting((mount) -> mount.getMountPath()).contains("/etc/valueguard/tls");
 		assertThatException().isThrownBy(() -> render((template) -> template.set("tls.enabled", "true")))
 			.withMessageContaining("tls.existingSecret is required");
@@ -412,12 +412,9 @@ class HelmChartTests {
 		// with internalPort 0 the protocol shares the API port: no port of its own, no rule for it
 		List<HasMetadata> shared = render((template) -> template.set("internalPort", "0"));
 		assertThat(only(shared, NetworkPolicy.class).getSpec().getIngress()).hasSize(2);
-		assertThat(env(only(shared, StatefulSet.class).getSpec().getTemplate().getSpec().getContainers().get(0),
-				"VALUEGUARD_ADVERTISED_PORT")
-			.getValue()).isEqualTo("8080");
+		assertThat(env(container(shared), "VALUEGUARD_ADVERTISED_PORT").getValue()).isEqualTo("8080");
 		assertThat(only(shared, ConfigMap.class).getData().get("application.yml")).doesNotContain("internal-port");
-		assertThat(only(shared, StatefulSet.class).getSpec().getTemplate().getSpec().getContainers().get(0).getPorts())
-			.extracting((port) -> port.getName())
+		assertThat(container(shared).getPorts()).extracting((port) -> port.getName())
 			.containsExactly("http", "management");
 	}
 
@@ -563,6 +560,11 @@ class HelmChartTests {
 		List<T> matching = objects.stream().filter(type::isInstance).map(type::cast).toList();
 		assertThat(matching).as(type.getSimpleName()).hasSize(1);
 		return matching.get(0);
+	}
+
+	/** The one container of the StatefulSet's pods. */
+	private static Container container(List<HasMetadata> objects) {
+		return only(objects, StatefulSet.class).getSpec().getTemplate().getSpec().getContainers().get(0);
 	}
 
 	private static EnvVar env(Container container, String name) {
