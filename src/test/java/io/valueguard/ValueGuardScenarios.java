@@ -258,6 +258,7 @@ abstract class ValueGuardScenarios {
 			// ValueGuard's own defaults for the streams clients (docs/benchmarks.md)
 			assertThat(streams).containsEntry("metrics.recording.level", "INFO")
 				.containsEntry("producer.batch.size", "131072")
+				.containsEntry("producer.retry.backoff.ms", "10")
 				.containsEntry("poll.ms", "10");
 		}
 		// both clients run with ValueGuard's thread-failure policy, not the binder's shut-the-client-down handler:
@@ -268,6 +269,48 @@ abstract class ValueGuardScenarios {
 		assertThat(this.producerFactory.getConfigurationProperties()).containsEntry("delivery.timeout.ms", 10_000)
 			.containsEntry("max.block.ms", 5_000L)
 			.containsEntry("acks", "all");
+	}
+
+	/**
+	 * An idle instance commits no empty transactions. Kafka Streams commits a task after each of its punctuations, and
+	 * punctuations on a fixed schedule once made every stream thread commit every interval with nothing to commit (18
+	 * transactions a second on an idle laptop run), which also made prompt commits meet the broker's
+	 * CONCURRENT_TRANSACTIONS.
+	 */
+	@Test
+	void shouldNotCommitWhileIdle() throws InterruptedException {
+		String key = "ivy-" + this.run;
+		assertThat(this.api.claim(key, "lamp-" + this.run).status()).isEqualTo(202);
+		await("ivy bound").atMost(PATIENCE).until(() -> this.api.binding(key).status() == 200);
+		// what the claim left behind goes out within a second: outboxes after 100 ms, waiting writes after 1 s
+		Thread.sleep(1_500);
+		long before = commits();
+		Thread.sleep(3_000);
+		long committed = commits() - before;
+
+		// the value stage's sweep (erasures) still runs once a second per task; with a commit every 50 ms it was 240
+		int threads = streamThreads();
+		assertThat(committed).as("commits of %d idle stream threads in 3 s", threads).isLessThanOrEqualTo(threads * 6L);
+	}
+
+	private long commits() {
+		return Math.round(threadMetrics("commit-total").sum());
+	}
+
+	private int streamThreads() {
+		return (int) threadMetrics("commit-total").count();
+	}
+
+	/** One thread metric of every stream thread of both clients. */
+	private java.util.stream.DoubleStream threadMetrics(String name) {
+		return this.streamsClients.all()
+			.stream()
+			.map(StreamsBuilderFactoryBean::getKafkaStreams)
+			.filter(java.util.Objects::nonNull)
+			.flatMap((streams) -> streams.metrics().values().stream())
+			.filter((metric) -> metric.metricName().group().equals("stream-thread-metrics")
+					&& metric.metricName().name().equals(name))
+			.mapToDouble((metric) -> ((Number) metric.metricValue()).doubleValue());
 	}
 
 	@Test

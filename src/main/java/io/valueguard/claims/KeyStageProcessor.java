@@ -128,7 +128,7 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 
 	@Override
 	public void process(Record<Object, Object> record) {
-		this.promptCommits.processing(this.context.currentSystemTimeMs());
+		this.promptCommits.processing(this.context.currentSystemTimeMs(), record.timestamp(), this.commitInterval);
 		if (record.value() instanceof Feedback feedback) {
 			applyVerdicts(record, feedback.batch());
 			return;

@@ -28,6 +28,9 @@ class StreamsClientSettings implements StreamsBuilderFactoryBeanConfigurer {
 
 	private static final Log logger = LogFactory.getLog(StreamsClientSettings.class);
 
+	/** The stages' producers' first retry backoff, see {@link #retryTransactionsSoon}. */
+	static final long RETRY_BACKOFF_MS = 10;
+
 	/** The address other instances reach this one at, as the binder configuration sets it. */
 	private static final String APPLICATION_SERVER = "spring.cloud.stream.kafka.streams.binder.configuration."
 			+ StreamsConfig.APPLICATION_SERVER_CONFIG;
@@ -68,6 +71,7 @@ class StreamsClientSettings implements StreamsBuilderFactoryBeanConfigurer {
 				BoundedRocksDb.configure(configuration, this.properties.rocksdb());
 			}
 			outlastOutagesWhenSending(configuration);
+			retryTransactionsSoon(configuration);
 			factoryBean.setStreamsConfiguration(configuration);
 		}
 		// A factory bean holds one customizer, and a second setKafkaStreamsCustomizer silently replaces the first (the
@@ -93,6 +97,21 @@ class StreamsClientSettings implements StreamsBuilderFactoryBeanConfigurer {
 			Object taskTimeout = configuration.getOrDefault(StreamsConfig.TASK_TIMEOUT_MS_CONFIG,
 					StreamsConfig.configDef().defaultValues().get(StreamsConfig.TASK_TIMEOUT_MS_CONFIG));
 			configuration.put(maxBlock, String.valueOf(taskTimeout));
+		}
+	}
+
+	/**
+	 * How long the stages' producers wait before they retry, at first (Kafka's 100 ms would be a whole commit
+	 * interval). A transaction that starts right after the last one committed meets CONCURRENT_TRANSACTIONS at the
+	 * broker for the few milliseconds until that one's markers are written, and the producer retries its offsets
+	 * after this backoff while the stream thread waits for it: with 100 ms, a claim someone waited for sat behind such
+	 * a commit for 110 ms (docs/benchmarks.md, "Synchronous claims: where the time goes"). The backoff still doubles
+	 * up to {@code retry.backoff.max.ms} (1 s) while the error lasts, so an unavailable broker is not retried faster.
+	 */
+	static void retryTransactionsSoon(Properties configuration) {
+		String backoff = StreamsConfig.producerPrefix(ProducerConfig.RETRY_BACKOFF_MS_CONFIG);
+		if (!configuration.containsKey(backoff) && !configuration.containsKey(ProducerConfig.RETRY_BACKOFF_MS_CONFIG)) {
+			configuration.put(backoff, String.valueOf(RETRY_BACKOFF_MS));
 		}
 	}
 

@@ -116,7 +116,7 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 
 	@Override
 	public void process(Record<String, CommandBatch> record) {
-		this.promptCommits.processing(this.context.currentSystemTimeMs());
+		this.promptCommits.processing(this.context.currentSystemTimeMs(), record.timestamp(), this.commitInterval);
 		if (record.value() == null) {
 			skipForeign("value");
 			return;

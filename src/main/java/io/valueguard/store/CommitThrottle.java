@@ -11,11 +11,17 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>
  * At most one such commit per commit interval for all tasks of the stage (a commit takes every task of the stream
  * thread along), so a stage commits at most twice as often as its interval says (docs/design.md, "An eviction takes
- * three commits"). And never while one is under way, nor before the stage has processed for a quarter of the interval
- * after the last one ended: a commit can take longer than the interval (a busy broker answers a transaction that
- * starts right after the previous one with CONCURRENT_TRANSACTIONS until that one's markers are written, and the
- * producer backs off), and then counting from when the last commit was asked for let every record someone waits for
- * commit on its own, one record per transaction.
+ * three commits"). And never while one is under way, nor, while the stage is behind its input, before it has
+ * processed for a quarter of the interval after the last one ended: a commit can take longer than the interval (a
+ * busy broker answers a transaction that starts right after the previous one with CONCURRENT_TRANSACTIONS until that
+ * one's markers are written, and the producer backs off), and then counting from when the last commit was asked for
+ * let every record someone waits for commit on its own, one record per transaction.
+ * <p>
+ * Behind means that the first record processed after the commit waited in its topic for a quarter of the interval
+ * or longer (by its timestamp, the claim's creation). A stage that keeps up, as at a few sign-ups a second, processes
+ * that record as soon as it arrives, often long after the commit ended; counting the quarter from then refused every
+ * other claim its prompt commit. A record whose clock disagrees with this instance's only moves the quarter's
+ * guard on or off; the once-per-interval bound holds either way.
  */
 public final class CommitThrottle {
 
@@ -26,10 +32,12 @@ public final class CommitThrottle {
 	static final long FORGET_AFTER_MS = 30_000;
 
 	/** When a commit was last asked for, in wall-clock milliseconds. */
-	private final AtomicLong askedAt = new AtomicLong(Long.MIN_VALUE / 2);
+	private static final long LONG_AGO = Long.MIN_VALUE / 2;
+
+	private final AtomicLong askedAt = new AtomicLong(LONG_AGO);
 
 	/** When the stage processed its first record after the last prompt commit: when that commit had ended. */
-	private final AtomicLong endedAt = new AtomicLong(Long.MIN_VALUE / 2);
+	private final AtomicLong endedAt = new AtomicLong(LONG_AGO);
 
 	/** Whether the commit last asked for has not ended yet. */
 	private volatile boolean underWay;
@@ -62,13 +70,14 @@ public final class CommitThrottle {
 	}
 
 	/**
-	 * The stage processes a record. The first after a commit began comes once that commit has ended, since a stream
-	 * thread commits between records.
+	 * The stage processes a record made at {@code created}. The first after a commit began comes once that commit has
+	 * ended, since a stream thread commits between records.
 	 */
-	public void processing(long now) {
+	public void processing(long now, long created, long interval) {
 		if (this.committing) {
 			this.committing = false;
-			this.endedAt.set(now);
+			// a record that did not wait long found the stage keeping up: no quarter to wait, as if it ended long ago
+			this.endedAt.set((now - created >= interval / 4) ? now : LONG_AGO);
 			this.underWay = false;
 		}
 	}

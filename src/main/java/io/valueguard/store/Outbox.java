@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
-import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.state.StoreBuilder;
 import org.jspecify.annotations.Nullable;
@@ -14,7 +13,8 @@ import org.jspecify.annotations.Nullable;
  * A stream task's messages to the other stage, grouped by the partition they go to, so that one record carries many
  * of them: Kafka's cost is per record, and most of a claim's records were these messages (docs/design.md, "Commands
  * and verdicts travel in batches"). A group goes out when it reaches its byte budget, on a wall-clock schedule (so
- * that at-least-once, which commits every 30 s, does not hold messages back), and when the task commits.
+ * that at-least-once, which commits every 30 s, does not hold messages back; scheduled only while the outbox holds
+ * messages, since a punctuation makes its task commit), and when the task commits.
  * <p>
  * The last is what keeps exactly-once: the input records that caused the messages must not commit without them, so
  * the outbox is a {@link PreCommitStore} and sends what it holds through the processor that filled it. A task that
@@ -53,6 +53,9 @@ public final class Outbox<E> extends PreCommitStore {
 
 	private @Nullable Runnable beforeCommit;
 
+	/** The scheduled send, only while the outbox holds messages. */
+	private final OnDemandPunctuation linger = new OnDemandPunctuation(LINGER, (now) -> sendAllWhileKafkaAnswers());
+
 	private Outbox(String name) {
 		super(name);
 	}
@@ -64,7 +67,6 @@ public final class Outbox<E> extends PreCommitStore {
 	public void connect(ProcessorContext<?, ?> context, Sender<E> sender) {
 		connectTo(context);
 		this.sender = sender;
-		context.schedule(LINGER, PunctuationType.WALL_CLOCK_TIME, (now) -> sendAllWhileKafkaAnswers());
 	}
 
 	/**
@@ -104,6 +106,7 @@ public final class Outbox<E> extends PreCommitStore {
 		group.entries.add(entry);
 		group.bytes += sizeBytes;
 		group.latest = Math.max(group.latest, timestamp);
+		this.linger.schedule(context());
 		if (group.bytes >= BUDGET_BYTES) {
 			send(partition, group);
 		}
@@ -117,6 +120,7 @@ public final class Outbox<E> extends PreCommitStore {
 				send(partition, group);
 			}
 		}
+		this.linger.cancel();
 	}
 
 	private void send(int partition, Group<E> group) {
@@ -153,6 +157,7 @@ public final class Outbox<E> extends PreCommitStore {
 	@Override
 	public void clearCache() {
 		this.groups = Arrays.copyOf(this.groups, 0);
+		this.linger.cancel();
 	}
 
 	private static final class Group<E> {

@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 
-import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.internals.ProcessorRecordContext;
 import org.apache.kafka.streams.state.KeyValueStore;
@@ -45,7 +44,7 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 	/** The longest a write waits when the task does not commit sooner. */
 	static final Duration MAX_DELAY = Duration.ofSeconds(1);
 
-	/** How often the wait is checked. */
+	/** How often the wait is checked while writes wait. */
 	static final Duration CHECK_INTERVAL = Duration.ofMillis(100);
 
 	/**
@@ -71,6 +70,13 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 
 	private long oldestPendingSince;
 
+	/** Checks how long the oldest pending write has waited; scheduled only while writes wait. */
+	private final OnDemandPunctuation check = new OnDemandPunctuation(CHECK_INTERVAL, (now) -> {
+		if (now - this.oldestPendingSince >= MAX_DELAY.toMillis()) {
+			whileKafkaAnswers(this::writeAll, () -> pending() + " writes to store '" + this.store.name() + "'");
+		}
+	});
+
 	private int writesSinceCommit;
 
 	/** The last commit held more than {@link #WRITE_THROUGH} writes: the task reads a backlog, and writes wait. */
@@ -92,11 +98,6 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 			this.budget.join();
 			this.sharing = true;
 		}
-		context.schedule(CHECK_INTERVAL, PunctuationType.WALL_CLOCK_TIME, (now) -> {
-			if (!this.pending.isEmpty() && now - this.oldestPendingSince >= MAX_DELAY.toMillis()) {
-				whileKafkaAnswers(this::writeAll, () -> pending() + " writes to store '" + this.store.name() + "'");
-			}
-		});
 	}
 
 	@Override
@@ -148,6 +149,7 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 		}
 		if (this.pending.isEmpty()) {
 			this.oldestPendingSince = context().currentSystemTimeMs();
+			this.check.schedule(context());
 		}
 		this.pending.put(key, new Write<>(value, context().recordContext()));
 		if (this.pending.size() >= MAX_PENDING) {
@@ -191,6 +193,7 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 		});
 		// only now: a write that fails leaves all pending, those done too, and writing one again changes nothing
 		this.pending.clear();
+		this.check.cancel();
 	}
 
 	@Override
@@ -224,6 +227,7 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 		// the task failed, or its store is changing hands: the store may no longer hold what the table remembers
 		this.recent.clear();
 		this.pending.clear();
+		this.check.cancel();
 		this.writesSinceCommit = 0;
 		this.readingBacklog = false;
 	}

@@ -30,4 +30,25 @@ class StreamsClientSettingsTests {
 		assertThat(configuration.getProperty("producer.max.block.ms")).isEqualTo("1000");
 	}
 
+	@Test
+	void shouldRetryATransactionThatMetTheLastOneSoonerThanAfterAWholeCommitInterval() {
+		Properties defaults = new Properties();
+		StreamsClientSettings.retryTransactionsSoon(defaults);
+
+		assertThat(defaults.getProperty("producer.retry.backoff.ms")).isEqualTo("10");
+	}
+
+	@Test
+	void shouldKeepAnExplicitRetryBackoff() {
+		Properties forProducers = new Properties();
+		forProducers.put("producer.retry.backoff.ms", "50");
+		StreamsClientSettings.retryTransactionsSoon(forProducers);
+		Properties forAllClients = new Properties();
+		forAllClients.put("retry.backoff.ms", "200");
+		StreamsClientSettings.retryTransactionsSoon(forAllClients);
+
+		assertThat(forProducers.getProperty("producer.retry.backoff.ms")).isEqualTo("50");
+		assertThat(forAllClients).doesNotContainKey("producer.retry.backoff.ms");
+	}
+
 }

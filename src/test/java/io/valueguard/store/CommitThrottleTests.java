@@ -15,7 +15,7 @@ class CommitThrottleTests {
 		assertThat(this.throttle.commitNow(0, INTERVAL)).isTrue();
 		assertThat(this.throttle.commitNow(1, INTERVAL)).isFalse();
 		// records of the same round, before the commit began
-		this.throttle.processing(2);
+		this.throttle.processing(2, 0, INTERVAL);
 		assertThat(this.throttle.commitNow(500, INTERVAL)).isFalse();
 	}
 
@@ -23,7 +23,7 @@ class CommitThrottleTests {
 	void shouldAskAtMostOncePerInterval() {
 		assertThat(this.throttle.commitNow(0, INTERVAL)).isTrue();
 		this.throttle.committing();
-		this.throttle.processing(10);
+		this.throttle.processing(10, 5, INTERVAL);
 		assertThat(this.throttle.commitNow(99, INTERVAL)).isFalse();
 		assertThat(this.throttle.commitNow(100, INTERVAL)).isTrue();
 	}
@@ -32,18 +32,50 @@ class CommitThrottleTests {
 	void shouldLeaveTimeToProcessAfterACommitSlowerThanTheInterval() {
 		assertThat(this.throttle.commitNow(0, INTERVAL)).isTrue();
 		this.throttle.committing();
-		// the commit took a second: counting from the request alone would commit again at once, one record per commit
-		this.throttle.processing(1_000);
+		// the commit took a second, and the input waited through it: counting from the request alone would commit
+		// again at once, one record per commit
+		this.throttle.processing(1_000, 400, INTERVAL);
 		assertThat(this.throttle.commitNow(1_000, INTERVAL)).isFalse();
 		assertThat(this.throttle.commitNow(1_000 + INTERVAL / 4 - 1, INTERVAL)).isFalse();
 		assertThat(this.throttle.commitNow(1_000 + INTERVAL / 4, INTERVAL)).isTrue();
 	}
 
 	@Test
+	void shouldNotMakeAStageThatKeepsUpWaitAQuarterIntervalAfterACommit() {
+		assertThat(this.throttle.commitNow(0, INTERVAL)).isTrue();
+		this.throttle.committing();
+		// the next sign-up arrives 150 ms later and is processed 5 ms after it was made: the commit ended long ago
+		this.throttle.processing(150, 145, INTERVAL);
+
+		assertThat(this.throttle.commitNow(150, INTERVAL)).isTrue();
+	}
+
+	@Test
+	void shouldMakeAStageBehindItsInputProcessAQuarterIntervalAfterACommit() {
+		assertThat(this.throttle.commitNow(0, INTERVAL)).isTrue();
+		this.throttle.committing();
+		// the first record after the commit waited a quarter interval in its topic: the stage has input waiting
+		this.throttle.processing(150, 150 - INTERVAL / 4, INTERVAL);
+
+		assertThat(this.throttle.commitNow(150, INTERVAL)).isFalse();
+		assertThat(this.throttle.commitNow(150 + INTERVAL / 4, INTERVAL)).isTrue();
+	}
+
+	@Test
+	void shouldStillAskAtMostOncePerIntervalWhenTheStageKeepsUp() {
+		assertThat(this.throttle.commitNow(0, INTERVAL)).isTrue();
+		this.throttle.committing();
+		this.throttle.processing(40, 38, INTERVAL);
+
+		assertThat(this.throttle.commitNow(40, INTERVAL)).isFalse();
+		assertThat(this.throttle.commitNow(INTERVAL, INTERVAL)).isTrue();
+	}
+
+	@Test
 	void shouldIgnoreCommitsNobodyAskedFor() {
 		// a scheduled commit, with no prompt commit under way
 		this.throttle.committing();
-		this.throttle.processing(10);
+		this.throttle.processing(10, 0, INTERVAL);
 		assertThat(this.throttle.commitNow(11, INTERVAL)).isTrue();
 	}
 

@@ -19,6 +19,7 @@ import org.apache.kafka.streams.TopologyTestDriver;
 import org.apache.kafka.streams.errors.StreamsException;
 import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.processor.Cancellable;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.Punctuator;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -33,9 +34,13 @@ import org.mockito.ArgumentCaptor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.ArgumentMatchers.eq;
 import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.never;
+import static org.mockito.Mockito.times;
 import static org.mockito.Mockito.verify;
+import static org.mockito.Mockito.when;
 
 /**
  * The outbox in a real task: a processor turns each input record into messages ({@code partition:bytes:name}, or
@@ -111,7 +116,7 @@ class OutboxTests {
 	@SuppressWarnings("unchecked")
 	void shouldKeepMessagesWhenKafkaDoesNotAnswerInTime() {
 		Outbox<String> outbox = Outbox.<String>builder("messages").build();
-		InternalProcessorContext<String, String> context = mock(InternalProcessorContext.class);
+		InternalProcessorContext<String, String> context = taskContext(mock(Cancellable.class));
 		List<String> sent = new ArrayList<>();
 		AtomicBoolean kafkaGone = new AtomicBoolean(true);
 		outbox.connect(context, (partition, entries, timestamp) -> {
@@ -121,11 +126,11 @@ class OutboxTests {
 			}
 			sent.add(partition + "=" + String.join(",", entries) + "@" + timestamp);
 		});
-		ArgumentCaptor<Punctuator> schedule = ArgumentCaptor.forClass(Punctuator.class);
-		verify(context).schedule(eq(Outbox.LINGER), eq(PunctuationType.WALL_CLOCK_TIME), schedule.capture());
 		outbox.add(0, "a", 10, 100);
 		outbox.add(1, "b", 10, 300);
 		outbox.add(1, "c", 10, 200);
+		ArgumentCaptor<Punctuator> schedule = ArgumentCaptor.forClass(Punctuator.class);
+		verify(context).schedule(eq(Outbox.LINGER), eq(PunctuationType.WALL_CLOCK_TIME), schedule.capture());
 
 		schedule.getValue().punctuate(0);
 		outbox.add(1, "d", 10, 100);
@@ -139,16 +144,50 @@ class OutboxTests {
 	@SuppressWarnings("unchecked")
 	void shouldLetOtherFailuresOfTheScheduledSendThrough() {
 		Outbox<String> outbox = Outbox.<String>builder("messages").build();
-		InternalProcessorContext<String, String> context = mock(InternalProcessorContext.class);
+		InternalProcessorContext<String, String> context = taskContext(mock(Cancellable.class));
 		outbox.connect(context, (partition, entries, timestamp) -> {
 			throw new StreamsException("fenced");
 		});
+		outbox.add(0, "a", 10, 100);
 		ArgumentCaptor<Punctuator> schedule = ArgumentCaptor.forClass(Punctuator.class);
 		verify(context).schedule(eq(Outbox.LINGER), eq(PunctuationType.WALL_CLOCK_TIME), schedule.capture());
-		outbox.add(0, "a", 10, 100);
 
 		assertThatExceptionOfType(StreamsException.class).isThrownBy(() -> schedule.getValue().punctuate(0))
 			.withMessage("fenced");
+	}
+
+	/**
+	 * A punctuation makes Kafka Streams commit its task: one that fired on an idle task made it commit an empty
+	 * transaction every interval, so the scheduled send is there only while messages wait.
+	 */
+	@Test
+	void shouldScheduleItsSendOnlyWhileItHoldsMessages() {
+		Outbox<String> outbox = Outbox.<String>builder("messages").build();
+		Cancellable linger = mock(Cancellable.class);
+		InternalProcessorContext<String, String> context = taskContext(linger);
+		List<String> sent = new ArrayList<>();
+		outbox.connect(context, (partition, entries, timestamp) -> sent.add(partition + "=" + String.join(",", entries)));
+		verify(context, never()).schedule(any(), any(), any());
+
+		outbox.add(0, "a", 10, 100);
+		outbox.add(1, "b", 10, 100);
+		verify(context, times(1)).schedule(eq(Outbox.LINGER), eq(PunctuationType.WALL_CLOCK_TIME), any());
+		verify(linger, never()).cancel();
+
+		outbox.flushCache();
+		assertThat(sent).containsExactly("0=a", "1=b");
+		verify(linger).cancel();
+
+		outbox.add(0, "c", 10, 100);
+		verify(context, times(2)).schedule(eq(Outbox.LINGER), eq(PunctuationType.WALL_CLOCK_TIME), any());
+	}
+
+	/** A task's context whose punctuations can be cancelled, as Kafka Streams' are, each with {@code cancellable}. */
+	@SuppressWarnings("unchecked")
+	private static InternalProcessorContext<String, String> taskContext(Cancellable cancellable) {
+		InternalProcessorContext<String, String> context = mock(InternalProcessorContext.class);
+		when(context.schedule(any(), any(), any())).thenReturn(cancellable);
+		return context;
 	}
 
 	private static final class Messages implements ProcessorSupplier<String, String, String, String> {

@@ -19,6 +19,7 @@ import org.apache.kafka.streams.TopologyTestDriver;
 import org.apache.kafka.streams.errors.StreamsException;
 import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.processor.Cancellable;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.Punctuator;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -36,8 +37,10 @@ import org.mockito.ArgumentCaptor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
+import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.ArgumentMatchers.anyString;
 import static org.mockito.ArgumentMatchers.eq;
+import static org.mockito.Mockito.atLeastOnce;
 import static org.mockito.Mockito.doThrow;
 import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.never;
@@ -76,6 +79,8 @@ class WriteBehindTableTests {
 
 	@SuppressWarnings("unchecked")
 	private final KeyValueStore<String, String> store = mock(KeyValueStore.class);
+
+	private final Cancellable checkSchedule = mock(Cancellable.class);
 
 	WriteBehindTableTests() throws Exception {
 		StreamsBuilder builder = new StreamsBuilder();
@@ -184,6 +189,29 @@ class WriteBehindTableTests {
 		verify(this.store).put("a", "1");
 		verify(this.store).put("b", "1");
 		assertThat(this.table.pending()).isZero();
+	}
+
+	/**
+	 * A punctuation makes Kafka Streams commit its task: one that fired on an idle task made it commit an empty
+	 * transaction every interval, so the check is there only while writes wait.
+	 */
+	@Test
+	void shouldScheduleItsCheckOnlyWhileWritesWait() {
+		connectToMocks();
+		fill(this.table);
+		verify(this.context, never()).schedule(any(), any(), any());
+
+		this.table.put("a", "1");
+		this.table.put("b", "1");
+		verify(this.context, times(1)).schedule(eq(WriteBehindTable.CHECK_INTERVAL),
+				eq(PunctuationType.WALL_CLOCK_TIME), any());
+		verify(this.checkSchedule, never()).cancel();
+
+		this.table.flushCache();
+		verify(this.checkSchedule).cancel();
+		this.table.put("c", "1");
+		verify(this.context, times(2)).schedule(eq(WriteBehindTable.CHECK_INTERVAL),
+				eq(PunctuationType.WALL_CLOCK_TIME), any());
 	}
 
 	@Test
@@ -338,13 +366,16 @@ class WriteBehindTableTests {
 		}
 	}
 
-	/** Connects {@link #table} to a mocked task and store; returns its scheduled check. */
+	/** Connects {@link #table} to a mocked task and store; returns its check, scheduled once a write waits. */
 	private Punctuator connectToMocks() {
+		when(this.context.schedule(any(), any(), any())).thenReturn(this.checkSchedule);
 		this.table.connect(this.context, this.store);
-		ArgumentCaptor<Punctuator> check = ArgumentCaptor.forClass(Punctuator.class);
-		verify(this.context).schedule(eq(WriteBehindTable.CHECK_INTERVAL), eq(PunctuationType.WALL_CLOCK_TIME),
-				check.capture());
-		return check.getValue();
+		return (now) -> {
+			ArgumentCaptor<Punctuator> check = ArgumentCaptor.forClass(Punctuator.class);
+			verify(this.context, atLeastOnce()).schedule(eq(WriteBehindTable.CHECK_INTERVAL),
+					eq(PunctuationType.WALL_CLOCK_TIME), check.capture());
+			check.getValue().punctuate(now);
+		};
 	}
 
 	/** As many writes of other keys as go straight to the store after a commit: the next ones wait. */
