@@ -1,5 +1,6 @@
 package io.valueguard.claims;
 
+import java.time.Duration;
 import java.util.Set;
 
 import io.valueguard.config.ClaimPolicy;
@@ -58,10 +59,10 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 
 	static ProcessorSupplier<Object, Object, Object, Object> supplier(ClaimValidator validator,
 			KeyStageEvents events, ValueGuardProperties.Store settings, ClaimPolicy policy, Retention retention,
-			int commandPartitions) {
+			int commandPartitions, @Nullable Duration promptCommitInterval) {
 		StageStores<KeyClaim, CommandBatch.Entry> stores = StageStores.of(settings.type().supplier(STORE),
 				new KeyClaim.Serde(), settings.recentEntries(), OUTBOX, settings.compaction());
-		CommitThrottle promptCommits = new CommitThrottle();
+		CommitThrottle promptCommits = new CommitThrottle(promptCommitInterval);
 		return new ProcessorSupplier<>() {
 
 			@Override

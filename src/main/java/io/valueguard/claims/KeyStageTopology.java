@@ -64,7 +64,8 @@ public final class KeyStageTopology
 			.merge(untyped(verdicts.mapValues(KeyStageProcessor.Feedback::new, Named.as("verdicts"))),
 					Named.as("key-inputs"))
 			.process(KeyStageProcessor.supplier(validator, this.events, this.properties.store(),
-					this.properties.policy(), Retention.of(this.properties.retention()), this.commandPartitions),
+					this.properties.policy(), Retention.of(this.properties.retention()), this.commandPartitions,
+					this.properties.streams().promptCommitInterval()),
 					Named.as("key-stage"));
 		KStream<?, ?>[] outputs = new KStream<?, ?>[4];
 		outputs[BINDINGS] = output(applied, KeyStageProcessor.TO_BINDINGS);

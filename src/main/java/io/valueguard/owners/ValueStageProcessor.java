@@ -1,5 +1,6 @@
 package io.valueguard.owners;
 
+import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
 
@@ -39,10 +40,11 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 	static final String ERASURES = "erasures";
 
 	static ProcessorSupplier<String, CommandBatch, String, VerdictBatch> supplier(ValueStageEvents events,
-			ValueGuardProperties.Store settings, ClaimPolicy policy, Retention retention) {
+			ValueGuardProperties.Store settings, ClaimPolicy policy, Retention retention,
+			@Nullable Duration promptCommitInterval) {
 		StageStores<Owner, VerdictBatch.Entry> stores = StageStores.of(settings.type().supplier(STORE),
 				new Owner.Serde(), settings.recentEntries(), OUTBOX, settings.compaction());
-		CommitThrottle promptCommits = new CommitThrottle();
+		CommitThrottle promptCommits = new CommitThrottle(promptCommitInterval);
 		StoreBuilder<KeyValueStore<String, Erasure>> erasures = Stores.keyValueStoreBuilder(
 				settings.type().supplier(ERASURES), Serdes.String(), new Erasure.Serde())
 			.withLoggingEnabled(settings.compaction());

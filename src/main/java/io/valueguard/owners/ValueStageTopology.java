@@ -31,7 +31,7 @@ public final class ValueStageTopology
 	public KStream<String, VerdictBatch> apply(KStream<String, CommandBatch> commands) {
 		return commands.process(
 				ValueStageProcessor.supplier(this.events, this.properties.store(), this.properties.policy(),
-						Retention.of(this.properties.retention())),
+						Retention.of(this.properties.retention()), this.properties.streams().promptCommitInterval()),
 				Named.as("value-stage"));
 	}
 

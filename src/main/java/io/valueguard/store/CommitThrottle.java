@@ -1,6 +1,9 @@
 package io.valueguard.store;
 
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * When a stage asks Kafka Streams to commit at once instead of at its next scheduled commit: the key stage after it
@@ -10,7 +13,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * travel back.
  * <p>
  * At most one such commit per commit interval for all tasks of the stage (a commit takes every task of the stream
- * thread along), so a stage commits at most twice as often as its interval says (docs/design.md, "An eviction takes
+ * thread along; {@code valueguard.streams.prompt-commit-interval} may shorten that), so that by default a stage commits at
+ * most twice as often as its interval says (docs/design.md, "An eviction takes
  * three commits"). And never while one is under way, nor, while the stage is behind its input, before it has
  * processed for a quarter of the interval after the last one ended: a commit can take longer than the interval (a
  * busy broker answers a transaction that starts right after the previous one with CONCURRENT_TRANSACTIONS until that
@@ -45,13 +49,33 @@ public final class CommitThrottle {
 	/** Whether a task of the stage has begun to commit since the commit under way was asked for. */
 	private volatile boolean committing;
 
-	/** Whether to ask for a commit now; true at most as often as the class says. */
+	/** How long after asking for a commit the stage may ask again; 0: one commit interval. */
+	private final long promptInterval;
+
+	/** One commit asked for per commit interval at most. */
+	public CommitThrottle() {
+		this(null);
+	}
+
+	/**
+	 * @param promptInterval the shortest time between two commits asked for
+	 * ({@code valueguard.streams.prompt-commit-interval}); null: the commit interval
+	 */
+	public CommitThrottle(@Nullable Duration promptInterval) {
+		this.promptInterval = (promptInterval != null) ? promptInterval.toMillis() : 0;
+	}
+
+	/**
+	 * Whether to ask for a commit now; true at most as often as the class says.
+	 * @param interval the stage's commit interval ({@code commit.interval.ms})
+	 */
 	public boolean commitNow(long now, long interval) {
 		long asked = this.askedAt.get();
 		if (this.underWay && now - asked < FORGET_AFTER_MS) {
 			return false;
 		}
-		if (now - asked < interval || now - this.endedAt.get() < interval / 4) {
+		long spacing = (this.promptInterval > 0) ? this.promptInterval : interval;
+		if (now - asked < spacing || now - this.endedAt.get() < interval / 4) {
 			return false;
 		}
 		if (!this.askedAt.compareAndSet(asked, now)) {

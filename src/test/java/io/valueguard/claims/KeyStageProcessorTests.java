@@ -52,7 +52,7 @@ class KeyStageProcessorTests {
 		ValueGuardProperties properties = TestProperties.of(Map.of());
 		this.supplier = KeyStageProcessor.supplier(
 				new ClaimValidator(properties.limits(), ClaimFormat.of(properties.claims())), KeyStageEvents.NONE,
-				properties.store(), properties.policy(), Retention.OFF, 6);
+				properties.store(), properties.policy(), Retention.OFF, 6, null);
 	}
 
 	@BeforeEach
@@ -114,6 +114,26 @@ class KeyStageProcessorTests {
 		// within an interval of that commit: the scheduled one will do
 		claim(processor, "fay", true, 2_000 + COMMIT_INTERVAL - 1);
 		verify(context, times(1)).commit();
+	}
+
+	@Test
+	void shouldAskAgainAfterTheShorterPromptCommitIntervalWhenOneIsSet() {
+		ValueGuardProperties properties = TestProperties
+			.of(Map.of("valueguard.streams.prompt-commit-interval", "20ms"));
+		ProcessorSupplier<Object, Object, Object, Object> supplier = KeyStageProcessor.supplier(
+				new ClaimValidator(properties.limits(), ClaimFormat.of(properties.claims())), KeyStageEvents.NONE,
+				properties.store(), properties.policy(), Retention.OFF, 6,
+				properties.streams().promptCommitInterval());
+		ProcessorContext<Object, Object> context = context(0);
+		Processor<Object, Object, Object, Object> processor = supplier.get();
+		processor.init(context);
+
+		claim(processor, "eve", true, 2_000);
+		claim(processor, "fay", true, 2_019);
+		verify(context, times(1)).commit();
+		// sign-ups that follow each other closely each leave with a commit of their own
+		claim(processor, "gus", true, 2_020);
+		verify(context, times(2)).commit();
 	}
 
 	/** Processes a raw claims record of {@code key}, with the waiting header or without. */

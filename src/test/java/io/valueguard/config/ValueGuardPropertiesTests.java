@@ -38,6 +38,8 @@ class ValueGuardPropertiesTests {
 			assertThat(properties.metrics().refreshInterval()).hasSeconds(10);
 			assertThat(properties.store().compaction()).isEqualTo(
 					Map.of("max.compaction.lag.ms", "86400000", "delete.retention.ms", "86400000"));
+			// unset: the stages ask for a commit at most once per commit interval
+			assertThat(properties.streams().promptCommitInterval()).isNull();
 		});
 	}
 
@@ -46,7 +48,7 @@ class ValueGuardPropertiesTests {
 		Map<String, String> bad = Map.of("valueguard.standby-replicas", "-1", "valueguard.advertised-port", "70000",
 				"valueguard.metrics.recording-level", "debug", "valueguard.advertised-host", "my host",
 				"valueguard.store.max-compaction-lag", "0s", "valueguard.metrics.refresh-interval", "soon",
-				"valueguard.retention", "-1d");
+				"valueguard.retention", "-1d", "valueguard.streams.prompt-commit-interval", "0ms");
 		bad.forEach((name, value) -> this.runner.withPropertyValues(name + "=" + value)
 			.run((context) -> assertThat(context).as(name).hasFailed()
 				.getFailure()

@@ -1,5 +1,7 @@
 package io.valueguard.store;
 
+import java.time.Duration;
+
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -69,6 +71,29 @@ class CommitThrottleTests {
 
 		assertThat(this.throttle.commitNow(40, INTERVAL)).isFalse();
 		assertThat(this.throttle.commitNow(INTERVAL, INTERVAL)).isTrue();
+	}
+
+	@Test
+	void shouldAskAgainAfterTheShorterPromptIntervalWhenOneIsSet() {
+		CommitThrottle throttle = new CommitThrottle(Duration.ofMillis(20));
+		assertThat(throttle.commitNow(0, INTERVAL)).isTrue();
+		throttle.committing();
+		throttle.processing(15, 13, INTERVAL);
+
+		assertThat(throttle.commitNow(19, INTERVAL)).isFalse();
+		assertThat(throttle.commitNow(20, INTERVAL)).isTrue();
+	}
+
+	@Test
+	void shouldKeepTheQuarterOfTheCommitIntervalWithAShorterPromptInterval() {
+		CommitThrottle throttle = new CommitThrottle(Duration.ofMillis(20));
+		assertThat(throttle.commitNow(0, INTERVAL)).isTrue();
+		throttle.committing();
+		// behind its input: the guard against one record per transaction counts in commit intervals, not prompt ones
+		throttle.processing(300, 200, INTERVAL);
+
+		assertThat(throttle.commitNow(300 + INTERVAL / 4 - 1, INTERVAL)).isFalse();
+		assertThat(throttle.commitNow(300 + INTERVAL / 4, INTERVAL)).isTrue();
 	}
 
 	@Test
