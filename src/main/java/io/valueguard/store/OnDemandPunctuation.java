@@ -47,9 +47,4 @@ final class OnDemandPunctuation {
 		}
 	}
 
-	/** Whether the punctuation is scheduled. */
-	boolean scheduled() {
-		return this.scheduled != null;
-	}
-
 }

@@ -67,6 +67,8 @@ public final class Outbox<E> extends PreCommitStore {
 	public void connect(ProcessorContext<?, ?> context, Sender<E> sender) {
 		connectTo(context);
 		this.sender = sender;
+		// a store that Kafka Streams reuses for a new task: what the last task scheduled went with it
+		this.linger.cancel();
 	}
 
 	/**

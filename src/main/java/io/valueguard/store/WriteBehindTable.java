@@ -94,6 +94,8 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 	public void connect(ProcessorContext<?, ?> context, KeyValueStore<K, V> store) {
 		connectTo(context);
 		this.store = store;
+		// a store that Kafka Streams reuses for a new task: what the last task scheduled went with it
+		this.check.cancel();
 		if (!this.sharing) {
 			this.budget.join();
 			this.sharing = true;

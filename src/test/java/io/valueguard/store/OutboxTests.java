@@ -180,6 +180,12 @@ class OutboxTests {
 
 		outbox.add(0, "c", 10, 100);
 		verify(context, times(2)).schedule(eq(Outbox.LINGER), eq(PunctuationType.WALL_CLOCK_TIME), any());
+
+		// Kafka Streams reuses the store for a new task of the processor: the new task schedules its own send
+		outbox.connect(context, (partition, entries, timestamp) -> sent.add(partition + "=" + String.join(",", entries)));
+		verify(linger, times(2)).cancel();
+		outbox.add(0, "d", 10, 100);
+		verify(context, times(3)).schedule(eq(Outbox.LINGER), eq(PunctuationType.WALL_CLOCK_TIME), any());
 	}
 
 	/** A task's context whose punctuations can be cancelled, as Kafka Streams' are, each with {@code cancellable}. */
