@@ -2,11 +2,13 @@ package io.valueguard.api;
 
 import java.time.Duration;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import io.valueguard.claims.ClaimPublisher;
 import io.valueguard.config.ClaimPolicy;
 import io.valueguard.config.QueryProperties;
@@ -51,6 +53,13 @@ class ClaimRulings implements AutoCloseable {
 
 	private final Counter refused;
 
+	/** {@code valueguard_waits_duration_seconds{kind}}: how long answered waits took, by what they waited for. */
+	private final Timer claimTime;
+
+	private final Timer releaseTime;
+
+	private final Timer erasureTime;
+
 	ClaimRulings(LookupRouter router, QueryProperties properties, ValueGuardProperties settings,
 			MeterRegistry registry) {
 		this.loop = new WaitLoop(router, properties.maxBatchSize());
@@ -63,6 +72,20 @@ class ClaimRulings implements AutoCloseable {
 		this.answered = waits(registry, "answered");
 		this.expired = waits(registry, "expired");
 		this.refused = waits(registry, "refused");
+		this.claimTime = waitTime(registry, "claim");
+		this.releaseTime = waitTime(registry, "release");
+		this.erasureTime = waitTime(registry, "erasure");
+	}
+
+	private static Timer waitTime(MeterRegistry registry, String kind) {
+		return Timer.builder("valueguard.waits.duration")
+			.description("How long answered synchronous writes (?wait=) waited for their ruling, from Kafka's "
+					+ "acknowledgement of the write: claim, release or erasure")
+			.tag("kind", kind)
+			.publishPercentileHistogram()
+			.minimumExpectedValue(Duration.ofMillis(1))
+			.maximumExpectedValue(Duration.ofMinutes(1))
+			.register(registry);
 	}
 
 	private static Counter waits(MeterRegistry registry, String outcome) {
@@ -78,12 +101,12 @@ class ClaimRulings implements AutoCloseable {
 	 * requests wait already as may: the claim is published either way, and its caller gets a 202.
 	 */
 	@Nullable Ruling awaitClaim(ClaimPublisher.Receipt receipt, Duration wait) {
-		return whileAllowedToWait(() -> this.loop.await(new ClaimWait(receipt), wait));
+		return whileAllowedToWait(this.claimTime, () -> this.loop.await(new ClaimWait(receipt), wait));
 	}
 
 	/** The release the receipt names once it has taken effect; null as for {@link #awaitClaim}. */
 	@Nullable Release awaitRelease(ClaimPublisher.Receipt receipt, Duration wait) {
-		return whileAllowedToWait(() -> this.loop.await(new ReleaseWait(receipt), wait));
+		return whileAllowedToWait(this.releaseTime, () -> this.loop.await(new ReleaseWait(receipt), wait));
 	}
 
 	/**
@@ -91,18 +114,25 @@ class ClaimRulings implements AutoCloseable {
 	 * is once every value stage partition has erased the name. Null if that was not seen within the wait.
 	 */
 	@Nullable Release awaitErasure(ClaimPublisher.Receipt receipt, Duration wait) {
-		return whileAllowedToWait(() -> this.loop.await(new ErasureWait(receipt), wait));
+		return whileAllowedToWait(this.erasureTime, () -> this.loop.await(new ErasureWait(receipt), wait));
 	}
 
 	/** Waits for the answer unless as many requests wait already as may: then there is none. */
-	private <T> @Nullable T whileAllowedToWait(Supplier<@Nullable T> answer) {
+	private <T> @Nullable T whileAllowedToWait(Timer answerTime, Supplier<@Nullable T> answer) {
 		if (!this.waiting.tryAcquire()) {
 			this.refused.increment();
 			return null;
 		}
 		try {
+			long started = System.nanoTime();
 			T answered = answer.get();
-			((answered != null) ? this.answered : this.expired).increment();
+			if (answered != null) {
+				answerTime.record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
+				this.answered.increment();
+			}
+			else {
+				this.expired.increment();
+			}
 			return answered;
 		}
 		finally {

@@ -10,8 +10,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.valueguard.claims.ClaimPublisher;
 import io.valueguard.routing.ClaimView;
@@ -107,6 +109,20 @@ class ClaimRulingsTests {
 		then(this.router).should(never()).ownerNow(anyString());
 		assertThat(waits("answered")).isEqualTo(requests);
 		assertThat(this.registry.get("valueguard.waiting.requests").gauge().value()).isZero();
+		// each answered claim's wait, from before the rulings were written to after: so at least the batches' wait
+		Timer claimTime = this.registry.get("valueguard.waits.duration").tag("kind", "claim").timer();
+		assertThat(claimTime.count()).isEqualTo(requests);
+		assertThat(claimTime.max(TimeUnit.MILLISECONDS)).isPositive();
+		assertThat(this.registry.get("valueguard.waits.duration").tag("kind", "release").timer().count()).isZero();
+	}
+
+	@Test
+	void shouldTimeOnlyTheWaitsThatWereAnswered() {
+		Ruling none = this.rulings.awaitClaim(receipt("kim", "van", 100), Duration.ofMillis(50));
+
+		assertThat(none).isNull();
+		assertThat(waits("expired")).isOne();
+		assertThat(this.registry.get("valueguard.waits.duration").tag("kind", "claim").timer().count()).isZero();
 	}
 
 	@Test
