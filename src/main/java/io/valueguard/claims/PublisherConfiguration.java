@@ -22,10 +22,8 @@ class PublisherConfiguration {
 	DefaultKafkaProducerFactoryCustomizer publisherProducerSettings(ValueGuardProperties properties) {
 		ValueGuardProperties.Publisher publisher = properties.publisher();
 		// a 202 means the record is durable; an answer within delivery.timeout.ms is final, so a 503 never hides a
-		// claim that lands later. Every write waits for its acknowledgement, so lingering (Kafka 4's 5 ms) would only
-		// delay each one: records of concurrent writes still share a request while another is in flight.
+		// claim that lands later
 		return (producerFactory) -> producerFactory.updateConfigs(Map.of(ProducerConfig.ACKS_CONFIG, "all",
-				ProducerConfig.LINGER_MS_CONFIG, 0,
 				ProducerConfig.MAX_BLOCK_MS_CONFIG, publisher.metadataWait().toMillis(),
 				ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) publisher.requestTimeout().toMillis(),
 				ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) publisher.deliveryTimeout().toMillis()));
