@@ -13,9 +13,9 @@ import org.jspecify.annotations.Nullable;
  * travel back.
  * <p>
  * At most one such commit per commit interval for all tasks of the stage (a commit takes every task of the stream
- * thread along; {@code valueguard.streams.prompt-commit-interval} may shorten that), so that by default a stage commits at
- * most twice as often as its interval says (docs/design.md, "An eviction takes
- * three commits"). And never while one is under way, nor, while the stage is behind its input, before it has
+ * thread along; {@code valueguard.streams.prompt-commit-interval} may shorten that), so that by default a stage
+ * commits at most twice as often as its interval says (docs/design.md, "An eviction takes three commits"). And
+ * never while one is under way, nor, while the stage is behind its input, before it has
  * processed for a quarter of the interval after the last one ended: a commit can take longer than the interval (a
  * busy broker answers a transaction that starts right after the previous one with CONCURRENT_TRANSACTIONS until that
  * one's markers are written, and the producer backs off), and then counting from when the last commit was asked for
@@ -35,9 +35,9 @@ public final class CommitThrottle {
 	 */
 	static final long FORGET_AFTER_MS = 30_000;
 
-	/** When a commit was last asked for, in wall-clock milliseconds. */
 	private static final long LONG_AGO = Long.MIN_VALUE / 2;
 
+	/** When a commit was last asked for, in wall-clock milliseconds. */
 	private final AtomicLong askedAt = new AtomicLong(LONG_AGO);
 
 	/** When the stage processed its first record after the last prompt commit: when that commit had ended. */
