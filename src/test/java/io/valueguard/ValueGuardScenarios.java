@@ -3,9 +3,11 @@ package io.valueguard;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.Random;
 import java.util.Set;
 import java.util.UUID;
+import java.util.stream.DoubleStream;
 
 import io.valueguard.kafka.StreamThreadFailures;
 import io.valueguard.kafka.StreamsClients;
@@ -302,11 +304,11 @@ abstract class ValueGuardScenarios {
 	}
 
 	/** One thread metric of every stream thread of both clients. */
-	private java.util.stream.DoubleStream threadMetrics(String name) {
+	private DoubleStream threadMetrics(String name) {
 		return this.streamsClients.all()
 			.stream()
 			.map(StreamsBuilderFactoryBean::getKafkaStreams)
-			.filter(java.util.Objects::nonNull)
+			.filter(Objects::nonNull)
 			.flatMap((streams) -> streams.metrics().values().stream())
 			.filter((metric) -> metric.metricName().group().equals("stream-thread-metrics")
 					&& metric.metricName().name().equals(name))
