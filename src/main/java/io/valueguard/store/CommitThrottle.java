@@ -52,11 +52,6 @@ public final class CommitThrottle {
 	/** How long after asking for a commit the stage may ask again; 0: one commit interval. */
 	private final long promptInterval;
 
-	/** One commit asked for per commit interval at most. */
-	public CommitThrottle() {
-		this(null);
-	}
-
 	/**
 	 * @param promptInterval the shortest time between two commits asked for
 	 * ({@code valueguard.streams.prompt-commit-interval}); null: the commit interval

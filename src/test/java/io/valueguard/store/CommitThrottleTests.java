@@ -10,7 +10,7 @@ class CommitThrottleTests {
 
 	private static final long INTERVAL = 100;
 
-	private final CommitThrottle throttle = new CommitThrottle();
+	private final CommitThrottle throttle = new CommitThrottle(null);
 
 	@Test
 	void shouldAskOnceWhileACommitIsUnderWay() {
@@ -23,20 +23,16 @@ class CommitThrottleTests {
 
 	@Test
 	void shouldAskAtMostOncePerInterval() {
-		assertThat(this.throttle.commitNow(0, INTERVAL)).isTrue();
-		this.throttle.committing();
-		this.throttle.processing(10, 5, INTERVAL);
+		promptCommitEnded(this.throttle, 10, 5);
 		assertThat(this.throttle.commitNow(99, INTERVAL)).isFalse();
 		assertThat(this.throttle.commitNow(100, INTERVAL)).isTrue();
 	}
 
 	@Test
 	void shouldLeaveTimeToProcessAfterACommitSlowerThanTheInterval() {
-		assertThat(this.throttle.commitNow(0, INTERVAL)).isTrue();
-		this.throttle.committing();
 		// the commit took a second, and the input waited through it: counting from the request alone would commit
 		// again at once, one record per commit
-		this.throttle.processing(1_000, 400, INTERVAL);
+		promptCommitEnded(this.throttle, 1_000, 400);
 		assertThat(this.throttle.commitNow(1_000, INTERVAL)).isFalse();
 		assertThat(this.throttle.commitNow(1_000 + INTERVAL / 4 - 1, INTERVAL)).isFalse();
 		assertThat(this.throttle.commitNow(1_000 + INTERVAL / 4, INTERVAL)).isTrue();
@@ -44,20 +40,16 @@ class CommitThrottleTests {
 
 	@Test
 	void shouldNotMakeAStageThatKeepsUpWaitAQuarterIntervalAfterACommit() {
-		assertThat(this.throttle.commitNow(0, INTERVAL)).isTrue();
-		this.throttle.committing();
 		// the next sign-up arrives 150 ms later and is processed 5 ms after it was made: the commit ended long ago
-		this.throttle.processing(150, 145, INTERVAL);
+		promptCommitEnded(this.throttle, 150, 145);
 
 		assertThat(this.throttle.commitNow(150, INTERVAL)).isTrue();
 	}
 
 	@Test
 	void shouldMakeAStageBehindItsInputProcessAQuarterIntervalAfterACommit() {
-		assertThat(this.throttle.commitNow(0, INTERVAL)).isTrue();
-		this.throttle.committing();
 		// the first record after the commit waited a quarter interval in its topic: the stage has input waiting
-		this.throttle.processing(150, 150 - INTERVAL / 4, INTERVAL);
+		promptCommitEnded(this.throttle, 150, 150 - INTERVAL / 4);
 
 		assertThat(this.throttle.commitNow(150, INTERVAL)).isFalse();
 		assertThat(this.throttle.commitNow(150 + INTERVAL / 4, INTERVAL)).isTrue();
@@ -65,9 +57,7 @@ class CommitThrottleTests {
 
 	@Test
 	void shouldStillAskAtMostOncePerIntervalWhenTheStageKeepsUp() {
-		assertThat(this.throttle.commitNow(0, INTERVAL)).isTrue();
-		this.throttle.committing();
-		this.throttle.processing(40, 38, INTERVAL);
+		promptCommitEnded(this.throttle, 40, 38);
 
 		assertThat(this.throttle.commitNow(40, INTERVAL)).isFalse();
 		assertThat(this.throttle.commitNow(INTERVAL, INTERVAL)).isTrue();
@@ -76,9 +66,7 @@ class CommitThrottleTests {
 	@Test
 	void shouldAskAgainAfterTheShorterPromptIntervalWhenOneIsSet() {
 		CommitThrottle throttle = new CommitThrottle(Duration.ofMillis(20));
-		assertThat(throttle.commitNow(0, INTERVAL)).isTrue();
-		throttle.committing();
-		throttle.processing(15, 13, INTERVAL);
+		promptCommitEnded(throttle, 15, 13);
 
 		assertThat(throttle.commitNow(19, INTERVAL)).isFalse();
 		assertThat(throttle.commitNow(20, INTERVAL)).isTrue();
@@ -87,10 +75,8 @@ class CommitThrottleTests {
 	@Test
 	void shouldKeepTheQuarterOfTheCommitIntervalWithAShorterPromptInterval() {
 		CommitThrottle throttle = new CommitThrottle(Duration.ofMillis(20));
-		assertThat(throttle.commitNow(0, INTERVAL)).isTrue();
-		throttle.committing();
 		// behind its input: the guard against one record per transaction counts in commit intervals, not prompt ones
-		throttle.processing(300, 200, INTERVAL);
+		promptCommitEnded(throttle, 300, 200);
 
 		assertThat(throttle.commitNow(300 + INTERVAL / 4 - 1, INTERVAL)).isFalse();
 		assertThat(throttle.commitNow(300 + INTERVAL / 4, INTERVAL)).isTrue();
@@ -110,6 +96,16 @@ class CommitThrottleTests {
 		// the task was closed dirty before its commit: no pre-commit moment ever comes
 		assertThat(this.throttle.commitNow(CommitThrottle.FORGET_AFTER_MS - 1, INTERVAL)).isFalse();
 		assertThat(this.throttle.commitNow(CommitThrottle.FORGET_AFTER_MS, INTERVAL)).isTrue();
+	}
+
+	/**
+	 * A prompt commit asked for at 0 and begun; the first record after it, made at {@code madeAt}, is processed at
+	 * {@code processedAt}, once the commit has ended.
+	 */
+	private static void promptCommitEnded(CommitThrottle throttle, long processedAt, long madeAt) {
+		assertThat(throttle.commitNow(0, INTERVAL)).isTrue();
+		throttle.committing();
+		throttle.processing(processedAt, madeAt, INTERVAL);
 	}
 
 }
