@@ -101,8 +101,9 @@ class ThroughputBenchmark {
 					WORKLOAD.claims(), WORKLOAD.keys(), WORKLOAD.values(), WORKLOAD.partitions(), WORKLOAD.guarantee()));
 			report.append("| setting | baseline | ValueGuard | ratio | CPU ms per 1,000 claims, application + broker: "
 					+ "baseline / ValueGuard | offsets written per claim: baseline / ValueGuard | busiest thread's share of "
-					+ "the run: baseline / ValueGuard | ratio over the last three quarters of the claims |\n"
-					+ "| --- | --- | --- | --- | --- | --- | --- | --- |\n");
+					+ "the run: baseline / ValueGuard | ratio over the last three quarters of the claims | largest resident set, MiB: "
+					+ "baseline / ValueGuard |\n"
+					+ "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
 			System.out.print(report);
 			StringBuilder seedReport = new StringBuilder();
 			for (int i = 0; i < settings.size(); i++) {
@@ -128,11 +129,11 @@ class ThroughputBenchmark {
 							/ baseline.lastThreeQuartersPerSecond();
 					laterRatios.add(lastThreeQuarters);
 					String row = String.format(Locale.ROOT,
-							"| %s | %,.0f claims/s | %,.0f claims/s | %.2f | %s / %s | %s / %s | %s / %s | %s |%n",
+							"| %s | %,.0f claims/s | %,.0f claims/s | %.2f | %s / %s | %s / %s | %s / %s | %s | %,d / %,d |%n",
 							name, baseline.claimsPerSecond(), valueGuard.claimsPerSecond(),
 							ratios.get(ratios.size() - 1), baseline.cpu(), valueGuard.cpu(), baseline.writes(),
 							valueGuard.writes(), baseline.busiestThreadShare(), valueGuard.busiestThreadShare(),
-							ratio(lastThreeQuarters));
+							ratio(lastThreeQuarters), baseline.peakResidentMib(), valueGuard.peakResidentMib());
 					report.append(row);
 					System.out.print(row);
 					details.append(String.format(Locale.ROOT,
