@@ -183,39 +183,22 @@ public record ValueGuardProperties(@DefaultValue("valueguard") @NotBlank String 
 	/**
 	 * @param type {@code rocksdb} (the default) or {@code in-memory}, for both stages' stores
 	 * @param recentEntries how many entries each stage remembers, decoded on the heap, of those it read or wrote
-	 * lately, so that it reads them again without its store (about 200 bytes each); 0 turns that off. Unset: as many
-	 * as a quarter of the heap holds, shared by the two stages ({@link #entriesFor(long)})
+	 * lately, so that it reads them again without its store (about 200 bytes each); 0 turns that off
 	 * @param maxCompactionLag {@code max.compaction.lag.ms} of the changelogs and the bindings topic that ValueGuard
 	 * creates: the longest a superseded or deleted record stays before compaction removes it
 	 * @param deleteRetention {@code delete.retention.ms} of the same topics: how long a tombstone stays after
 	 * compaction. With {@code max-compaction-lag}, the bound on how long an erased key's name stays in them
 	 * (docs/design.md, "Erasure")
 	 */
-	public record Store(@DefaultValue("rocksdb") StoreType type, @Min(0) Integer recentEntries,
+	public record Store(@DefaultValue("rocksdb") StoreType type, @DefaultValue("100000") @Min(0) int recentEntries,
 			@DefaultValue("1d") Duration maxCompactionLag, @DefaultValue("1d") Duration deleteRetention) {
 
-		/** The heap an entry takes with short keys and values: map node, key, decoded entry and its strings. */
-		static final int BYTES_PER_ENTRY = 200;
-
 		public Store {
-			if (recentEntries == null) {
-				recentEntries = entriesFor(Runtime.getRuntime().maxMemory());
-			}
 			if (maxCompactionLag.isNegative() || maxCompactionLag.isZero() || deleteRetention.isNegative()) {
 				throw new IllegalArgumentException("valueguard.store.max-compaction-lag must be positive and "
 						+ "valueguard.store.delete-retention not negative, not " + maxCompactionLag + " and "
 						+ deleteRetention);
 			}
-		}
-
-		/**
-		 * Recent entries per stage when the setting is unset: a quarter of the heap, halved between the two stages. The
-		 * stores' hot reads then stay on the heap as the keyspace grows with the heap an operator gives the instance,
-		 * rather than falling through to RocksDB (docs/benchmarks.md, "A large keyspace"); the rest of the heap is
-		 * for the clients' buffers, pending writes and requests.
-		 */
-		static int entriesFor(long maxHeapBytes) {
-			return (int) Math.min(Integer.MAX_VALUE, maxHeapBytes / 4 / 2 / BYTES_PER_ENTRY);
 		}
 
 		/** The settings of a compacted topic that bound how long an erased key's name stays in it. */

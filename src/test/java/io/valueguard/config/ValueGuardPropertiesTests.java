@@ -40,20 +40,7 @@ class ValueGuardPropertiesTests {
 					Map.of("max.compaction.lag.ms", "86400000", "delete.retention.ms", "86400000"));
 			// unset: the stages ask for a commit at most once per commit interval
 			assertThat(properties.streams().promptCommitInterval()).isNull();
-			// unset: sized from this JVM's heap
-			assertThat(properties.store().recentEntries())
-				.isEqualTo(ValueGuardProperties.Store.entriesFor(Runtime.getRuntime().maxMemory()));
 		});
-	}
-
-	@Test
-	void shouldRememberAsManyRecentEntriesAsAQuarterOfTheHeapHolds() {
-		// -Xmx1g, as the Helm chart's default: 1 GiB / 4 / 2 stages / 200 bytes
-		assertThat(ValueGuardProperties.Store.entriesFor(1L << 30)).isEqualTo(671_088);
-		assertThat(ValueGuardProperties.Store.entriesFor(256L << 20)).isEqualTo(167_772);
-		assertThat(ValueGuardProperties.Store.entriesFor(Long.MAX_VALUE)).isEqualTo(Integer.MAX_VALUE);
-		this.runner.withPropertyValues("valueguard.store.recent-entries=0")
-			.run((context) -> assertThat(context.getBean(ValueGuardProperties.class).store().recentEntries()).isZero());
 	}
 
 	@Test
@@ -61,8 +48,7 @@ class ValueGuardPropertiesTests {
 		Map<String, String> bad = Map.of("valueguard.standby-replicas", "-1", "valueguard.advertised-port", "70000",
 				"valueguard.metrics.recording-level", "debug", "valueguard.advertised-host", "my host",
 				"valueguard.store.max-compaction-lag", "0s", "valueguard.metrics.refresh-interval", "soon",
-				"valueguard.retention", "-1d", "valueguard.streams.prompt-commit-interval", "0ms",
-				"valueguard.store.recent-entries", "-1");
+				"valueguard.retention", "-1d", "valueguard.streams.prompt-commit-interval", "0ms");
 		bad.forEach((name, value) -> this.runner.withPropertyValues(name + "=" + value)
 			.run((context) -> assertThat(context).as(name).hasFailed()
 				.getFailure()
