@@ -32,6 +32,16 @@ final class BenchInstances {
 
 	private static final boolean JFR = Boolean.getBoolean("valueguard.bench.jfr");
 
+	/**
+	 * More JVM options for every application a benchmark starts, space-separated: to look inside one, as
+	 * {@code -Dvalueguard.bench.jvm-options=-XX:NativeMemoryTracking=summary} and {@code jcmd <pid>
+	 * VM.native_memory summary} while it runs.
+	 */
+	private static final List<String> EXTRA_JVM_OPTIONS = Arrays
+		.stream(System.getProperty("valueguard.bench.jvm-options", "").split(" "))
+		.filter((option) -> !option.isBlank())
+		.toList();
+
 	private BenchInstances() {
 	}
 
@@ -47,11 +57,12 @@ final class BenchInstances {
 	}
 
 	/**
-	 * JVM options of an application under test: a 1 GiB heap, and a flight recording beside the report when
-	 * {@code -Dvalueguard.bench.jfr=true} asks for one.
+	 * JVM options of an application under test: a 1 GiB heap, any {@code valueguard.bench.jvm-options}, and a flight
+	 * recording beside the report when {@code -Dvalueguard.bench.jfr=true} asks for one.
 	 */
 	static List<String> jvmOptions(Path work, String name) {
 		List<String> options = new ArrayList<>(List.of("-Xmx1g"));
+		options.addAll(EXTRA_JVM_OPTIONS);
 		if (JFR) {
 			// deep enough for a record's whole path from the poll loop to the sink; JFR's default of 64 frames cuts it
 			options.add("-XX:FlightRecorderOptions:stackdepth=256");
