@@ -14,6 +14,7 @@ import io.valueguard.store.Outbox;
 import io.valueguard.store.Retention;
 import io.valueguard.store.StageStores;
 import io.valueguard.store.StoreTable;
+import io.valueguard.store.Sweep;
 import io.valueguard.store.WriteBehindTable;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsConfig;
@@ -81,6 +82,9 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 
 	private @Nullable ValueStage stage;
 
+	/** Erasures are carried out by passes over the owners store; without retention they run only while one waits. */
+	private @Nullable Sweep<Owner> sweep;
+
 	private ValueStageProcessor(StageStores<Owner, VerdictBatch.Entry> stores, ValueStageEvents events,
 			ClaimPolicy policy, Retention retention, CommitThrottle promptCommits) {
 		this.stores = stores;
@@ -104,7 +108,7 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 				new VerdictBatch.Entry(key, verdict), VerdictBatch.sizeOf(key, verdict), verdict.decidedAt());
 		Erasures erasures = erasures(context.getStateStore(ERASURES), verdicts);
 		this.stage = new ValueStage(owners, verdicts, this.policy, this.retention, erasures);
-		this.stores.sweep(context, this.retention, owners, this.stage::forgettable, erasures,
+		this.sweep = this.stores.sweep(context, this.retention, owners, this.stage::forgettable, erasures,
 				this.events::forgottenOwners);
 	}
 
@@ -133,6 +137,9 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 			}
 			ValueStage.Outcome outcome = this.stage.apply(value, entry.command(), this.context.currentStreamTimeMs());
 			this.events.valueStage(outcome);
+			if (outcome == ValueStage.Outcome.ERASURE_QUEUED) {
+				this.sweep.wake();
+			}
 			// under first-wins the key learns its ruling only from the verdict, which leaves with the commit
 			travelsBack |= outcome == ValueStage.Outcome.REFUSED
 					|| (this.policy == ClaimPolicy.FIRST_WINS && outcome == ValueStage.Outcome.OWNED);

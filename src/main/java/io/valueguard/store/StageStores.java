@@ -58,17 +58,21 @@ public record StageStores<V, E>(StoreBuilder<KeyValueStore<String, V>> table,
 	 */
 	public void sweep(ProcessorContext<?, ?> context, Retention retention, StateTable<String, V> table,
 			Sweep.Forgettable<V> forgettable, Sweep.Forgotten forgotten) {
-		sweep(context, retention, table, forgettable, null, forgotten);
+		if (retention.enabled()) {
+			sweep(context, retention, table, forgettable, null, forgotten);
+		}
 	}
 
-	/** As above, with a rewrite that the passes also do, whether retention is on or not. */
-	public void sweep(ProcessorContext<?, ?> context, Retention retention, StateTable<String, V> table,
+	/**
+	 * As above, with a rewrite that the passes also do, whether retention is on or not: the processor calls
+	 * {@link Sweep#wake} on the sweep returned when it asked the rewrite for work.
+	 */
+	public Sweep<V> sweep(ProcessorContext<?, ?> context, Retention retention, StateTable<String, V> table,
 			Sweep.Forgettable<V> forgettable, Sweep.@Nullable Rewrite<V> rewrite, Sweep.Forgotten forgotten) {
-		if (retention.enabled() || rewrite != null) {
-			new Sweep<>(context.<KeyValueStore<String, V>>getStateStore(this.table.name()), table,
-					retention.enabled() ? forgettable : null, rewrite, forgotten)
-				.schedule(context);
-		}
+		Sweep<V> sweep = new Sweep<>(context.<KeyValueStore<String, V>>getStateStore(this.table.name()), table,
+				retention.enabled() ? forgettable : null, rewrite, forgotten);
+		sweep.schedule(context);
+		return sweep;
 	}
 
 	/** The task's outbox; for a processor's {@code init}. */

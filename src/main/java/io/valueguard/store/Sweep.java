@@ -18,7 +18,8 @@ import org.jspecify.annotations.Nullable;
  * {@link Rewrite} (erasure, which replaces or deletes entries that name an erased key), then forgotten through the
  * stage's table if retention lets it go at the task's stream time. An entry is forgotten at most one pass over its
  * store after it may be (docs/design.md, "Retention"); a rewrite asked for is done by the end of the next full pass
- * ("Erasure"). With retention off, a pass starts only when a rewrite waits for one.
+ * ("Erasure"). With retention off, a pass starts only when a rewrite waits for one, and the sweep is scheduled only
+ * then ({@link #wake}): an idle task is not made to commit every {@link #INTERVAL} for nothing ({@link OnDemandPunctuation}).
  * @param <V> the store's values
  */
 public final class Sweep<V> {
@@ -80,6 +81,10 @@ public final class Sweep<V> {
 	/** A pass is under way: {@link #after} is where it goes on. */
 	private boolean passing;
 
+	private final OnDemandPunctuation slices = new OnDemandPunctuation(INTERVAL, this::sweepSlice);
+
+	private @Nullable ProcessorContext<?, ?> context;
+
 	/**
 	 * @param forgettable which entries retention lets go, or null when retention is off
 	 * @param rewrite what else a pass does, or null
@@ -99,10 +104,36 @@ public final class Sweep<V> {
 		this.slice = slice;
 	}
 
-	/** Sweeps a slice every {@link #INTERVAL} of wall-clock time, at the task's stream time then. */
+	/**
+	 * Sweeps a slice every {@link #INTERVAL} of wall-clock time, at the task's stream time then: always with
+	 * retention on; with it off, from now on only while a rewrite waits ({@link #wake}). For a processor's
+	 * {@code init}.
+	 */
 	public void schedule(ProcessorContext<?, ?> context) {
-		context.schedule(INTERVAL, PunctuationType.WALL_CLOCK_TIME,
-				(now) -> this.forgotten.forgot(sweep(context.currentStreamTimeMs())));
+		this.context = context;
+		if (this.forgettable != null) {
+			context.schedule(INTERVAL, PunctuationType.WALL_CLOCK_TIME, this::sweepSlice);
+		}
+		else {
+			wake();
+		}
+	}
+
+	/**
+	 * The rewrite may have work now (an erasure was asked for): with retention off, the sweep is scheduled until the
+	 * pass that does it ends. Cheap when it is scheduled already or there is nothing to do; from processing.
+	 */
+	public void wake() {
+		if (this.forgettable == null && this.context != null && this.rewrite != null && this.rewrite.pending()) {
+			this.slices.schedule(this.context);
+		}
+	}
+
+	private void sweepSlice(long now) {
+		this.forgotten.forgot(sweep(this.context.currentStreamTimeMs()));
+		if (this.forgettable == null && !this.passing && (this.rewrite == null || !this.rewrite.pending())) {
+			this.slices.cancel();
+		}
 	}
 
 	/** Sweeps the next slice; returns how many entries it forgot. */

@@ -11,11 +11,23 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.valueguard.store.MapTable;
 import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.processor.Cancellable;
+import org.apache.kafka.streams.processor.PunctuationType;
+import org.apache.kafka.streams.processor.Punctuator;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.junit.jupiter.api.Test;
+import org.mockito.ArgumentCaptor;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.eq;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.never;
+import static org.mockito.Mockito.times;
+import static org.mockito.Mockito.verify;
+import static org.mockito.Mockito.when;
 
 /** The sweep reads its store a slice at a time, in key order, from where it stopped, and starts over at the end. */
 class SweepTests {
@@ -69,32 +81,8 @@ class SweepTests {
 			this.entries.put("key-" + i, (long) i);
 		}
 		// a rewrite that negates odd timestamps, fixed at the start of each pass; deletes 4
-		List<String> events = new ArrayList<>();
-		boolean[] asked = { false };
-		Sweep.Rewrite<Long> negateOdd = new Sweep.Rewrite<>() {
-
-			@Override
-			public boolean pending() {
-				return asked[0];
-			}
-
-			@Override
-			public void passStarts() {
-				events.add("start");
-			}
-
-			@Override
-			public Long rewrite(String key, Long entry) {
-				return (entry == 4L) ? null : (entry > 0 && entry % 2 == 1) ? -entry : entry;
-			}
-
-			@Override
-			public void passEnded() {
-				events.add("end");
-				asked[0] = false;
-			}
-
-		};
+		NegateOdd negateOdd = new NegateOdd();
+		List<String> events = negateOdd.events;
 		Sweep<Long> sweep = new Sweep<>(store(), this.table, null, negateOdd, (forgot) -> {
 		}, 3);
 
@@ -102,7 +90,7 @@ class SweepTests {
 		sweep.sweep(100);
 		assertThat(this.read.get()).as("no pass without work, with retention off").isZero();
 
-		asked[0] = true;
+		negateOdd.asked = true;
 		sweep.sweep(100);
 		sweep.sweep(100);
 		assertThat(events).containsExactly("start");
@@ -114,6 +102,82 @@ class SweepTests {
 		this.read.set(0);
 		sweep.sweep(100);
 		assertThat(this.read.get()).as("done: no further pass").isZero();
+	}
+
+	@Test
+	void shouldBeScheduledWithRetentionOffOnlyWhileARewriteWaits() {
+		for (int i = 0; i < 7; i++) {
+			this.entries.put("key-" + i, (long) i);
+		}
+		NegateOdd negateOdd = new NegateOdd();
+		Sweep<Long> sweep = new Sweep<>(store(), this.table, null, negateOdd, (forgot) -> {
+		}, 3);
+		ProcessorContext<?, ?> context = mock(ProcessorContext.class);
+		Cancellable scheduled = mock(Cancellable.class);
+		when(context.schedule(any(), any(), any())).thenReturn(scheduled);
+		when(context.currentStreamTimeMs()).thenReturn(100L);
+
+		// an idle task: Kafka Streams would commit after every punctuation, for nothing
+		sweep.schedule(context);
+		sweep.wake();
+		verify(context, never()).schedule(any(), any(), any());
+
+		negateOdd.asked = true;
+		sweep.wake();
+		sweep.wake();
+		ArgumentCaptor<Punctuator> slice = ArgumentCaptor.forClass(Punctuator.class);
+		verify(context).schedule(eq(Sweep.INTERVAL), eq(PunctuationType.WALL_CLOCK_TIME), slice.capture());
+
+		// three slices of three pass over the seven entries; the pass's end cancels the schedule
+		slice.getValue().punctuate(1_000);
+		slice.getValue().punctuate(2_000);
+		verify(scheduled, never()).cancel();
+		slice.getValue().punctuate(3_000);
+		assertThat(negateOdd.events).containsExactly("start", "end");
+		verify(scheduled).cancel();
+		assertThat(this.entries).doesNotContainKey("key-4");
+
+		// the next erasure schedules it again
+		negateOdd.asked = true;
+		sweep.wake();
+		verify(context, times(2)).schedule(eq(Sweep.INTERVAL), eq(PunctuationType.WALL_CLOCK_TIME), any());
+	}
+
+	@Test
+	void shouldBeScheduledWithRetentionOnWhetherOrNotARewriteWaits() {
+		ProcessorContext<?, ?> context = mock(ProcessorContext.class);
+		this.sweep.schedule(context);
+		verify(context).schedule(eq(Sweep.INTERVAL), eq(PunctuationType.WALL_CLOCK_TIME), any());
+	}
+
+	/** Negates odd timestamps and deletes 4, once asked; fixed at the start of each pass. */
+	private static final class NegateOdd implements Sweep.Rewrite<Long> {
+
+		final List<String> events = new ArrayList<>();
+
+		boolean asked;
+
+		@Override
+		public boolean pending() {
+			return this.asked;
+		}
+
+		@Override
+		public void passStarts() {
+			this.events.add("start");
+		}
+
+		@Override
+		public Long rewrite(String key, Long entry) {
+			return (entry == 4L) ? null : (entry > 0 && entry % 2 == 1) ? -entry : entry;
+		}
+
+		@Override
+		public void passEnded() {
+			this.events.add("end");
+			this.asked = false;
+		}
+
 	}
 
 	@SuppressWarnings("unchecked")
