@@ -87,7 +87,9 @@ class FaultToleranceIntegrationTests {
 		List<InstanceProcess> instances = Instances.create(List.of("vg-a", "vg-b", "vg-c"), this.work,
 				broker.bootstrapServers(), List.of("--valueguard.topics.partitions=" + PARTITIONS,
 						"--spring.cloud.stream.kafka.streams.binder.configuration.session.timeout.ms="
-								+ SESSION_TIMEOUT.toMillis()));
+								+ SESSION_TIMEOUT.toMillis(),
+						// an instance that does not become ready gets its readiness details in its log
+						"--management.endpoint.health.show-details=always"));
 		instances.forEach(this::closing);
 		Instances.start(instances);
 

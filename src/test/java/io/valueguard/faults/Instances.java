@@ -8,6 +8,7 @@ import java.util.List;
 
 import io.valueguard.support.InstanceProcess;
 import org.apache.kafka.common.utils.Utils;
+import org.awaitility.core.ConditionTimeoutException;
 
 import static org.awaitility.Awaitility.await;
 
@@ -36,15 +37,31 @@ final class Instances {
 		awaitReady(instances);
 	}
 
+	/**
+	 * Waits until every instance is ready. One that is not within {@link #RECOVERY} gets its readiness answer and a
+	 * thread dump written to its log, so that a failure under load can be told from a stuck thread afterwards.
+	 */
 	static void awaitReady(List<InstanceProcess> instances) {
-		await("every instance ready").atMost(RECOVERY).pollInterval(Duration.ofMillis(250)).until(() -> {
+		try {
+			await("every instance ready").atMost(RECOVERY).pollInterval(Duration.ofMillis(250)).until(() -> {
+				for (InstanceProcess instance : instances) {
+					if (!instance.alive()) {
+						throw new IllegalStateException(instance.name() + " exited, see " + instance.logFile());
+					}
+				}
+				return instances.stream().allMatch(InstanceProcess::ready);
+			});
+		}
+		catch (ConditionTimeoutException ex) {
+			List<String> waiting = new ArrayList<>();
 			for (InstanceProcess instance : instances) {
-				if (!instance.alive()) {
-					throw new IllegalStateException(instance.name() + " exited, see " + instance.logFile());
+				if (!instance.ready()) {
+					instance.describeToLog("not ready after " + RECOVERY);
+					waiting.add(instance.name() + " (its readiness and threads at the end of " + instance.logFile() + ")");
 				}
 			}
-			return instances.stream().allMatch(InstanceProcess::ready);
-		});
+			throw new AssertionError("Not ready within " + RECOVERY + ": " + String.join(", ", waiting), ex);
+		}
 	}
 
 	/** One name per partition (Kafka's default partitioner), so that probes cover every partition of both stages. */

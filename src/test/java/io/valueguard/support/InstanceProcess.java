@@ -157,6 +157,32 @@ public final class InstanceProcess implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * Appends to the instance's log what it answers for its readiness now and every thread's stack: what a test that
+	 * gave up waiting for it leaves to read. Nothing for an instance that is not answering.
+	 */
+	public void describeToLog(String why) {
+		if (!answering()) {
+			return;
+		}
+		String readiness;
+		try {
+			ApiClient.Reply reply = this.api.get("/actuator/health/readiness");
+			readiness = reply.status() + " " + reply.body();
+		}
+		catch (RuntimeException ex) {
+			readiness = "no answer: " + ex;
+		}
+		try {
+			Files.writeString(this.logFile, "--- " + why + " at " + java.time.Instant.now() + "; readiness: "
+					+ readiness + "; thread dump follows\n", java.nio.file.StandardOpenOption.APPEND);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		Signals.dumpThreads(this.process);
+	}
+
 	/** Everything the instance logged, over all its starts. */
 	public String log() {
 		try {

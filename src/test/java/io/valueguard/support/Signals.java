@@ -3,7 +3,10 @@ package io.valueguard.support;
 import java.io.IOException;
 import java.util.concurrent.TimeUnit;
 
-/** POSIX signals to child processes: the faults that a JVM cannot inflict on itself (SIGSTOP, SIGCONT, SIGKILL). */
+/**
+ * POSIX signals to child processes: the faults that a JVM cannot inflict on itself (SIGSTOP, SIGCONT, SIGKILL), and
+ * SIGQUIT for a child's thread dump.
+ */
 public final class Signals {
 
 	private Signals() {
@@ -15,6 +18,11 @@ public final class Signals {
 
 	public static void resume(Process process) {
 		send(process, "CONT");
+	}
+
+	/** SIGQUIT: a JVM writes every thread's stack to its standard output and runs on. */
+	public static void dumpThreads(Process process) {
+		send(process, "QUIT");
 	}
 
 	/** SIGKILL, and wait until the process is gone: no shutdown hook runs, nothing is flushed or closed. */
