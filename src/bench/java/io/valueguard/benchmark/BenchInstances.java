@@ -25,10 +25,7 @@ final class BenchInstances {
 	 * More arguments for every ValueGuard instance a benchmark starts, space-separated, to try a setting:
 	 * {@code -Dvalueguard.bench.valueguard-arguments=--spring.cloud.stream...=...}.
 	 */
-	static final List<String> EXTRA_ARGUMENTS = Arrays
-		.stream(System.getProperty("valueguard.bench.valueguard-arguments", "").split(" "))
-		.filter((argument) -> !argument.isBlank())
-		.toList();
+	static final List<String> EXTRA_ARGUMENTS = spaceSeparated("valueguard.bench.valueguard-arguments");
 
 	private static final boolean JFR = Boolean.getBoolean("valueguard.bench.jfr");
 
@@ -37,12 +34,13 @@ final class BenchInstances {
 	 * {@code -Dvalueguard.bench.jvm-options=-XX:NativeMemoryTracking=summary} and {@code jcmd <pid>
 	 * VM.native_memory summary} while it runs.
 	 */
-	private static final List<String> EXTRA_JVM_OPTIONS = Arrays
-		.stream(System.getProperty("valueguard.bench.jvm-options", "").split(" "))
-		.filter((option) -> !option.isBlank())
-		.toList();
+	private static final List<String> EXTRA_JVM_OPTIONS = spaceSeparated("valueguard.bench.jvm-options");
 
 	private BenchInstances() {
+	}
+
+	private static List<String> spaceSeparated(String property) {
+		return Arrays.stream(System.getProperty(property, "").split(" ")).filter((item) -> !item.isBlank()).toList();
 	}
 
 	/**

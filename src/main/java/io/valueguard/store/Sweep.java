@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.List;
 
 import org.apache.kafka.streams.KeyValue;
-import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
@@ -111,11 +110,8 @@ public final class Sweep<V> {
 	 */
 	public void schedule(ProcessorContext<?, ?> context) {
 		this.context = context;
-		if (this.forgettable != null) {
-			context.schedule(INTERVAL, PunctuationType.WALL_CLOCK_TIME, this::sweepSlice);
-		}
-		else {
-			wake();
+		if (this.forgettable != null || (this.rewrite != null && this.rewrite.pending())) {
+			this.slices.schedule(context);
 		}
 	}
 
@@ -124,7 +120,7 @@ public final class Sweep<V> {
 	 * pass that does it ends. Cheap when it is scheduled already or there is nothing to do; from processing.
 	 */
 	public void wake() {
-		if (this.forgettable == null && this.context != null && this.rewrite != null && this.rewrite.pending()) {
+		if (this.context != null && this.rewrite != null && this.rewrite.pending()) {
 			this.slices.schedule(this.context);
 		}
 	}
