@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
-"""Where a JVM's CPU time went, from a JDK Flight Recorder file: the share of execution samples per thread group,
+"""Where a JVM's CPU time went, from JDK Flight Recorder files: the share of execution samples per thread group,
 per area of code (inclusive: a sample counts for every area on its stack), and the hottest methods (self time).
 
-    scripts/jfr-summary.py target/benchmark/<time>/<application>.jfr [top] [thread regex]
+    scripts/jfr-summary.py RECORDING[@CLAIMS] [RECORDING[@CLAIMS] ...] [top] [thread regex]
 
 With a thread regex (e.g. 'StreamThread|producer-network'), only samples of matching threads count: the pipeline
-without start-up.
+without start-up. Several recordings are shown side by side, one column each, rows ordered by the first; a
+recording given with the number of claims its run processed (`run.jfr@300000`) also gets the samples per 1,000
+claims, which compares the cost of each method between workloads of different sizes (a share cannot: the whole
+grows with the work).
 
 Used for docs/benchmarks.md; needs the JDK's `jfr` tool on the PATH.
 """
@@ -42,46 +45,79 @@ def thread_group(name):
     return re.sub(r"bench-[a-z]+-[0-9a-f]{8}", "<app>", name)
 
 
+class Profile:
+    """The samples of one recording, counted by thread group, area and method."""
+
+    def __init__(self, argument, only):
+        self.path, _, claims = argument.partition("@")
+        self.claims = int(claims) if claims else None
+        raw = subprocess.run(["jfr", "print", "--json", "--stack-depth", "256", "--events", "jdk.ExecutionSample",
+                              self.path], check=True, capture_output=True, text=True).stdout
+        events = json.loads(raw)["recording"]["events"]
+        if only:
+            events = [event for event in events
+                      if only.search(((event["values"].get("sampledThread") or {}).get("javaName")) or "")]
+        self.total = len(events)
+        self.counters = {"thread": collections.Counter(), "area (inclusive)": collections.Counter(),
+                         "method (self)": collections.Counter()}
+        for event in events:
+            values = event["values"]
+            thread = values.get("sampledThread") or {}
+            self.counters["thread"][thread_group(thread.get("javaName") or thread.get("osName") or "?")] += 1
+            frames = (values.get("stackTrace") or {}).get("frames") or []
+            seen = set()
+            for frame in frames:
+                klass = frame["method"]["type"]["name"]
+                qualified = klass.replace("/", ".") + "." + frame["method"]["name"]
+                for area, prefix in AREAS:
+                    if qualified.startswith(prefix):
+                        seen.add(area)
+                        if not prefix.endswith("."):
+                            continue
+                        break
+            for area in seen:
+                self.counters["area (inclusive)"][area] += 1
+            if frames:
+                method = frames[0]["method"]
+                self.counters["method (self)"][method["type"]["name"] + "." + method["name"]] += 1
+
+    def header(self):
+        columns = [f"share, {self.path.rsplit('/', 1)[-1]}"]
+        if self.claims:
+            columns.append("samples per 1,000 claims")
+        return columns
+
+    def cells(self, title, name):
+        count = self.counters[title][name]
+        cells = [f"{100.0 * count / self.total:.1f}%" if self.total else "-"]
+        if self.claims:
+            cells.append(f"{1000.0 * count / self.claims:.2f}")
+        return cells
+
+
 def main():
-    path = sys.argv[1]
-    top = int(sys.argv[2]) if len(sys.argv) > 2 else 25
-    only = re.compile(sys.argv[3]) if len(sys.argv) > 3 else None
-    raw = subprocess.run(["jfr", "print", "--json", "--stack-depth", "256", "--events", "jdk.ExecutionSample", path],
-                         check=True, capture_output=True, text=True).stdout
-    events = json.loads(raw)["recording"]["events"]
-    if only:
-        events = [event for event in events
-                  if only.search(((event["values"].get("sampledThread") or {}).get("javaName")) or "")]
-    threads = collections.Counter()
-    areas = collections.Counter()
-    methods = collections.Counter()
-    for event in events:
-        values = event["values"]
-        thread = values.get("sampledThread") or {}
-        threads[thread_group(thread.get("javaName") or thread.get("osName") or "?")] += 1
-        frames = (values.get("stackTrace") or {}).get("frames") or []
-        seen = set()
-        for frame in frames:
-            klass = frame["method"]["type"]["name"]
-            qualified = klass.replace("/", ".") + "." + frame["method"]["name"]
-            for area, prefix in AREAS:
-                if qualified.startswith(prefix):
-                    seen.add(area)
-                    if not prefix.endswith("."):
-                        continue
-                    break
-        for area in seen:
-            areas[area] += 1
-        if frames:
-            method = frames[0]["method"]
-            methods[method["type"]["name"] + "." + method["name"]] += 1
-    total = len(events)
-    print(f"{total} execution samples in {path}\n")
-    for title, counter, limit in (("thread", threads, 12), ("area (inclusive)", areas, len(AREAS)),
-                                  ("method (self)", methods, top)):
-        print(f"| {title} | share |\n| --- | --- |")
-        for name, count in counter.most_common(limit):
-            print(f"| {name} | {100.0 * count / total:.1f}% |")
+    files = [argument for argument in sys.argv[1:] if argument.partition("@")[0].endswith(".jfr")]
+    rest = [argument for argument in sys.argv[1:] if argument not in files]
+    if not files:
+        sys.exit(__doc__)
+    top = int(rest[0]) if rest else 25
+    only = re.compile(rest[1]) if len(rest) > 1 else None
+    profiles = [Profile(argument, only) for argument in files]
+    for profile in profiles:
+        claims = f", {profile.claims:,} claims" if profile.claims else ""
+        print(f"{profile.total} execution samples in {profile.path}{claims}")
+    print()
+    first = profiles[0]
+    for title, limit in (("thread", 12), ("area (inclusive)", len(AREAS)), ("method (self)", top)):
+        # the rows are the first recording's largest, then any another recording has among its largest
+        names = [name for name, _ in first.counters[title].most_common(limit)]
+        for other in profiles[1:]:
+            names += [name for name, _ in other.counters[title].most_common(limit) if name not in names]
+        columns = [column for profile in profiles for column in profile.header()]
+        print(f"| {title} | " + " | ".join(columns) + " |")
+        print("| --- " * (len(columns) + 1) + "|")
+        for name in names:
+            print(f"| {name} | " + " | ".join(cell for profile in profiles for cell in profile.cells(title, name)) + " |")
         print()
 
 

@@ -61,6 +61,8 @@ final class CatchUp {
 
 	private long quarterMillis = -1;
 
+	private long allReadMillis = -1;
+
 	private long caughtUpMillis = -1;
 
 	private Duration deadline = Duration.ofMinutes(20);
@@ -108,6 +110,14 @@ final class CatchUp {
 	/** Milliseconds from a quarter of the progress to catch-up; -1 when not known. */
 	long lastThreeQuartersMillis() {
 		return (this.quarterMillis >= 0 && this.caughtUpMillis >= 0) ? this.caughtUpMillis - this.quarterMillis : -1;
+	}
+
+	/**
+	 * Milliseconds from when the progress first reached its total (the first stage has committed its last claim) to
+	 * catch-up: what the rest of the pipeline still had to do then; -1 when not known.
+	 */
+	long drainMillis() {
+		return (this.allReadMillis >= 0 && this.caughtUpMillis >= 0) ? this.caughtUpMillis - this.allReadMillis : -1;
 	}
 
 	/** A consumer group's progress through one topic of its input. */
@@ -171,8 +181,15 @@ final class CatchUp {
 			if (caughtUpAt == 0) {
 				this.watched.forEach((pid) -> this.peakResidentMib.merge(pid, residentMib(pid), Math::max));
 			}
-			if (this.progress != null && this.quarterMillis < 0 && committed(this.progress) * 4 >= this.progressTotal) {
-				this.quarterMillis = (System.nanoTime() - started) / 1_000_000;
+			if (this.progress != null && this.allReadMillis < 0) {
+				long committed = committed(this.progress);
+				long millis = (System.nanoTime() - started) / 1_000_000;
+				if (this.quarterMillis < 0 && committed * 4 >= this.progressTotal) {
+					this.quarterMillis = millis;
+				}
+				if (committed >= this.progressTotal) {
+					this.allReadMillis = millis;
+				}
 			}
 			if ((this.done != null) ? this.done.call() : caughtUp()) {
 				if (caughtUpAt == 0) {

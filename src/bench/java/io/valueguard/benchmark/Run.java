@@ -8,13 +8,15 @@ import java.util.stream.Collectors;
 /**
  * One application's run over a workload's {@code claims}: wall time, CPU seconds of the application's and the
  * broker's JVM meanwhile, the offsets written to each topic of the application (those starting with {@code prefix}),
- * how many commits its stream threads made (-1: not known), where its threads' CPU went, the time of the last three
- * quarters of the claims, its largest resident set meanwhile (MiB), and its output read as a table (empty when not
- * read).
+ * how many commits its stream threads made (-1: not known), where its threads' CPU went and the broker's, the time of
+ * the last three quarters of the claims (from when the group that reads the claims has committed a quarter of them),
+ * the time from when that group has committed them all to the end (-1: not known), its largest resident set
+ * meanwhile (MiB), and its output read as a table (empty when not read).
  */
 record Run(String prefix, long claims, long millis, double applicationCpu, double brokerCpu,
 		Map<String, Long> offsetsByTopic, long commits, List<CatchUp.ThreadLoad> threadLoads,
-		long lastThreeQuartersMillis, long peakResidentMib, Table table) {
+		List<CatchUp.ThreadLoad> brokerThreadLoads,
+		long lastThreeQuartersMillis, long drainMillis, long peakResidentMib, Table table) {
 
 	long offsetsWritten() {
 		return this.offsetsByTopic.values().stream().mapToLong(Long::longValue).sum();
@@ -57,7 +59,16 @@ record Run(String prefix, long claims, long millis, double applicationCpu, doubl
 
 	/** The kinds of thread that spent the most CPU, with their shares of the run. */
 	String busiestThreads() {
-		return this.threadLoads.stream().limit(6).map(CatchUp.ThreadLoad::toString).collect(Collectors.joining(", "));
+		return busiest(this.threadLoads);
+	}
+
+	/** The broker's kinds of thread that spent the most CPU meanwhile: a broker still compiling shows its JIT here. */
+	String brokerBusiestThreads() {
+		return busiest(this.brokerThreadLoads);
+	}
+
+	private static String busiest(List<CatchUp.ThreadLoad> loads) {
+		return loads.stream().limit(6).map(CatchUp.ThreadLoad::toString).collect(Collectors.joining(", "));
 	}
 
 	String writes() {

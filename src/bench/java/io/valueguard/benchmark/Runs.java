@@ -106,8 +106,9 @@ final class Runs {
 			long millis = catchUp.time(() -> BenchInstances.running(instance, prefix), null);
 			Run run = new Run(prefix, workload.claims(), millis, catchUp.cpuSeconds(instance.pid()),
 					catchUp.cpuSeconds(broker.pid()), offsetsWritten(admin, prefix), threadMetric(instance, "commit.total"),
-					catchUp.threadLoads(instance.pid()), catchUp.lastThreeQuartersMillis(),
-					catchUp.peakResidentMib(instance.pid()), Table.read(bootstrapServers, prefix + ".bindings"));
+					catchUp.threadLoads(instance.pid()), catchUp.threadLoads(broker.pid()),
+					catchUp.lastThreeQuartersMillis(), catchUp.drainMillis(), catchUp.peakResidentMib(instance.pid()),
+					Table.read(bootstrapServers, prefix + ".bindings"));
 			if (afterwards != null) {
 				afterwards.with(instance, prefix, arguments, run);
 			}
@@ -168,8 +169,8 @@ final class Runs {
 			long millis = catchUp.time(() -> Files.exists(log) && Files.readString(log).contains("RUNNING"), process);
 			return new Run(applicationId + "-", workload.claims(), millis, catchUp.cpuSeconds(process.pid()),
 					catchUp.cpuSeconds(broker.pid()), offsetsWritten(admin, applicationId), -1,
-					catchUp.threadLoads(process.pid()), catchUp.lastThreeQuartersMillis(),
-					catchUp.peakResidentMib(process.pid()),
+					catchUp.threadLoads(process.pid()), catchUp.threadLoads(broker.pid()),
+					catchUp.lastThreeQuartersMillis(), catchUp.drainMillis(), catchUp.peakResidentMib(process.pid()),
 					(application.table() != null) ? Table.read(bootstrapServers, application.table()) : Table.EMPTY);
 		}
 		finally {

@@ -138,9 +138,13 @@ class ThroughputBenchmark {
 					System.out.print(row);
 					details.append(String.format(Locale.ROOT,
 							"%s: ValueGuard's offsets per claim by topic: %s claims per commit of each stage: %s; CPU "
-									+ "by thread, share of the run: baseline: %s; ValueGuard: %s%n",
+									+ "by thread, share of the run: baseline: %s; ValueGuard: %s; the broker's during the "
+									+ "baseline: %s; during ValueGuard: %s; ms from the claims read to the end: baseline "
+									+ "%d, ValueGuard %d (of %d and %d ms)%n",
 							name, valueGuard.writesByTopic(), valueGuard.claimsPerCommit(2), baseline.busiestThreads(),
-							valueGuard.busiestThreads()));
+							valueGuard.busiestThreads(), baseline.brokerBusiestThreads(),
+							valueGuard.brokerBusiestThreads(), baseline.drainMillis(), valueGuard.drainMillis(),
+							baseline.millis(), valueGuard.millis()));
 				}
 				if (ROUNDS > 1) {
 					details.append(String.format(Locale.ROOT,
