@@ -3,12 +3,14 @@
 per area of code (inclusive: a sample counts for every area on its stack), and the hottest methods (self time).
 
     scripts/jfr-summary.py RECORDING[@CLAIMS] [RECORDING[@CLAIMS] ...] [top] [thread regex]
+    scripts/jfr-summary.py --callers=java/util/Arrays.copyOf RECORDING [top] [thread regex]
 
 With a thread regex (e.g. 'StreamThread|producer-network'), only samples of matching threads count: the pipeline
 without start-up. Several recordings are shown side by side, one column each, rows ordered by the first; a
 recording given with the number of claims its run processed (`run.jfr@300000`) also gets the samples per 1,000
 claims, which compares the cost of each method between workloads of different sizes (a share cannot: the whole
-grows with the work).
+grows with the work). With --callers, the paths that lead to one method (its samples' next frames up, to the first
+frame outside the JDK's own packages): where a hot JDK or Kafka method is called from.
 
 Used for docs/benchmarks.md; needs the JDK's `jfr` tool on the PATH.
 """
@@ -45,10 +47,24 @@ def thread_group(name):
     return re.sub(r"bench-[a-z]+-[0-9a-f]{8}", "<app>", name)
 
 
+def qualified_name(frame):
+    return frame["method"]["type"]["name"] + "." + frame["method"]["name"]
+
+
+def caller_path(frames):
+    """The frames below the sampled method, up to and including the first one outside java/ and jdk/."""
+    path = []
+    for frame in frames[1:]:
+        path.append(qualified_name(frame).rsplit("/", 1)[-1] + ":" + str(frame.get("lineNumber", "?")))
+        if not qualified_name(frame).startswith(("java/", "jdk/", "sun/")):
+            break
+    return " < ".join(path)
+
+
 class Profile:
     """The samples of one recording, counted by thread group, area and method."""
 
-    def __init__(self, argument, only):
+    def __init__(self, argument, only, callers_of=None):
         self.path, _, claims = argument.partition("@")
         self.claims = int(claims) if claims else None
         raw = subprocess.run(["jfr", "print", "--json", "--stack-depth", "256", "--events", "jdk.ExecutionSample",
@@ -60,6 +76,7 @@ class Profile:
         self.total = len(events)
         self.counters = {"thread": collections.Counter(), "area (inclusive)": collections.Counter(),
                          "method (self)": collections.Counter()}
+        self.callers = collections.Counter()
         for event in events:
             values = event["values"]
             thread = values.get("sampledThread") or {}
@@ -78,8 +95,9 @@ class Profile:
             for area in seen:
                 self.counters["area (inclusive)"][area] += 1
             if frames:
-                method = frames[0]["method"]
-                self.counters["method (self)"][method["type"]["name"] + "." + method["name"]] += 1
+                self.counters["method (self)"][qualified_name(frames[0])] += 1
+                if callers_of and qualified_name(frames[0]) == callers_of:
+                    self.callers[caller_path(frames)] += 1
 
     def header(self):
         columns = [f"share, {self.path.rsplit('/', 1)[-1]}"]
@@ -96,13 +114,25 @@ class Profile:
 
 
 def main():
-    files = [argument for argument in sys.argv[1:] if argument.partition("@")[0].endswith(".jfr")]
-    rest = [argument for argument in sys.argv[1:] if argument not in files]
+    callers_of = next((argument.split("=", 1)[1] for argument in sys.argv[1:]
+                       if argument.startswith("--callers=")), None)
+    arguments = [argument for argument in sys.argv[1:] if not argument.startswith("--callers=")]
+    files = [argument for argument in arguments if argument.partition("@")[0].endswith(".jfr")]
+    rest = [argument for argument in arguments if argument not in files]
     if not files:
         sys.exit(__doc__)
     top = int(rest[0]) if rest else 25
     only = re.compile(rest[1]) if len(rest) > 1 else None
-    profiles = [Profile(argument, only) for argument in files]
+    profiles = [Profile(argument, only, callers_of) for argument in files]
+    if callers_of:
+        for profile in profiles:
+            count = sum(profile.callers.values())
+            print(f"{count} samples in {callers_of} in {profile.path}, by caller\n")
+            print("| callers | share of its samples |\n| --- | --- |")
+            for path, calls in profile.callers.most_common(top):
+                print(f"| {path} | {100.0 * calls / count:.1f}% |")
+            print()
+        return
     for profile in profiles:
         claims = f", {profile.claims:,} claims" if profile.claims else ""
         print(f"{profile.total} execution samples in {profile.path}{claims}")
