@@ -11,6 +11,7 @@ import io.valueguard.config.ValueGuardProperties;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.apache.kafka.common.errors.AuthorizationException;
+import org.apache.kafka.common.errors.FencedInstanceIdException;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 import org.jspecify.annotations.Nullable;
 
@@ -24,7 +25,11 @@ import org.springframework.stereotype.Component;
  * within {@code valueguard.streams.thread-replacement-window} than {@code max-thread-replacements}, shuts the client
  * down instead, and {@link StreamsSupervisor} restarts it with a backoff. Kafka refusing the principal an operation
  * (an ACL missing) shuts the client down for good, with one ERROR naming the resource: no restart can fix it, so the
- * supervisor takes liveness DOWN at once instead of retrying.
+ * supervisor takes liveness DOWN at once instead of retrying. A thread fenced from its consumer group (another member
+ * joined with its static {@code group.instance.id}) also costs the whole client: a replacement thread would join
+ * under the next thread number, a new static id, and leave its partitions with the member that holds the old id
+ * until that member's session expires, while a restarted client's threads rejoin under their own ids and take their
+ * members back at once.
  */
 @Component
 public class StreamThreadFailures {
@@ -55,7 +60,7 @@ public class StreamThreadFailures {
 		return (exception) -> {
 			String cause = describe(exception);
 			this.lastCause.put(applicationId, cause);
-			AuthorizationException denied = authorization(exception);
+			AuthorizationException denied = causeOf(exception, AuthorizationException.class);
 			if (denied != null) {
 				String refusal = denied.getClass().getSimpleName() + ": " + denied.getMessage();
 				this.refused.put(applicationId, refusal);
@@ -64,7 +69,14 @@ public class StreamThreadFailures {
 						+ "lists for this resource, then restart the instance");
 				return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
 			}
-			if (fatal(exception)) {
+			if (causeOf(exception, FencedInstanceIdException.class) != null) {
+				logger.warn("A stream thread of " + applicationId + " was fenced from its consumer group: another "
+						+ "member joined with its static id (group.instance.id, from valueguard.instance-name). "
+						+ "Restarting the client so that its threads rejoin under their own ids; if this repeats, two "
+						+ "live instances share one name: " + cause);
+				return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
+			}
+			if (causeOf(exception, Error.class) != null) {
 				logger.warn("A stream thread of " + applicationId + " died of a fatal error; shutting the client down "
 						+ "to restart it: " + cause);
 				return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
@@ -103,10 +115,11 @@ public class StreamThreadFailures {
 		return this.refused.get(applicationId);
 	}
 
-	private static @Nullable AuthorizationException authorization(Throwable exception) {
+	/** The first error of the given type in the exception's chain of causes, or null. */
+	private static <T extends Throwable> @Nullable T causeOf(Throwable exception, Class<T> type) {
 		for (Throwable cause = exception; cause != null; cause = cause.getCause()) {
-			if (cause instanceof AuthorizationException denied) {
-				return denied;
+			if (type.isInstance(cause)) {
+				return type.cast(cause);
 			}
 			if (cause.getCause() == cause) {
 				break;
@@ -118,18 +131,6 @@ public class StreamThreadFailures {
 	/** The last error that killed a thread of the client, for the supervisor's log line. */
 	@Nullable String lastCause(String applicationId) {
 		return this.lastCause.get(applicationId);
-	}
-
-	private static boolean fatal(Throwable exception) {
-		for (Throwable cause = exception; cause != null; cause = cause.getCause()) {
-			if (cause instanceof Error) {
-				return true;
-			}
-			if (cause.getCause() == cause) {
-				break;
-			}
-		}
-		return false;
 	}
 
 	/** The outermost and the innermost error in one line: what Kafka Streams said, and why. */

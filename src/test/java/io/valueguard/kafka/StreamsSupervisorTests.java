@@ -127,6 +127,26 @@ class StreamsSupervisorTests {
 	}
 
 	@Test
+	void shouldRestartWholeClientWhenAThreadIsFencedFromItsGroup() {
+		var handler = this.failures.handlerFor(KEYS);
+		RuntimeException fenced = new RuntimeException("Unexpected error in poll",
+				new org.apache.kafka.common.errors.FencedInstanceIdException(
+						"The broker rejected this static consumer since another consumer with the same "
+								+ "group.instance.id has registered with a different member.id."));
+
+		assertThat(handler.handle(fenced)).as("first death, yet no replacement thread under a new static id")
+			.isEqualTo(StreamThreadExceptionResponse.SHUTDOWN_CLIENT);
+		assertThat(this.failures.lastCause(KEYS)).contains("FencedInstanceIdException");
+		given(this.streams.state()).willReturn(KafkaStreams.State.ERROR);
+		this.supervisor.checkAll();
+		this.supervisor.checkAll();
+
+		verify(this.factory, times(1)).stop();
+		verify(this.factory, times(1)).start();
+		assertThat(this.supervisor.gaveUp(KEYS)).isFalse();
+	}
+
+	@Test
 	void shouldShutDownForGoodAndGoDeadAtOnceWhenKafkaRefusesAnOperation() {
 		var handler = this.failures.handlerFor(KEYS);
 		RuntimeException denied = new RuntimeException("Unexpected error in InitProducerId",
