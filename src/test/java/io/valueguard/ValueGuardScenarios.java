@@ -3,12 +3,14 @@ package io.valueguard;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Random;
 import java.util.Set;
 import java.util.UUID;
 import java.util.stream.DoubleStream;
 
+import io.valueguard.config.ValueGuardProperties;
 import io.valueguard.kafka.StreamThreadFailures;
 import io.valueguard.kafka.StreamsClients;
 import io.valueguard.kafka.StreamsSupervisor;
@@ -17,8 +19,12 @@ import io.valueguard.support.HistoryGenerator;
 import io.valueguard.support.InputRecord;
 import io.valueguard.support.KafkaProbe;
 import io.valueguard.support.ReferenceModel;
+import io.valueguard.support.StreamsAssignorStandIn;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -75,6 +81,9 @@ abstract class ValueGuardScenarios {
 
 	@Autowired
 	private StreamsSupervisor supervisor;
+
+	@Autowired
+	private ValueGuardProperties properties;
 
 	private ApiClient api;
 
@@ -338,6 +347,55 @@ abstract class ValueGuardScenarios {
 		await("the restarted key stage processes new claims").atMost(PATIENCE)
 			.until(() -> this.api.binding(key).status() == 404 && this.api.binding(other).status() == 200);
 		assertThat(this.api.get("/actuator/prometheus").status()).isEqualTo(200);
+	}
+
+	/**
+	 * A stream thread fenced from its group (another member joined with its static id) costs its client a restart,
+	 * not a replacement thread: a replacement would join under the next thread number, a new static id, and leave its
+	 * partitions with the intruder's member, unprocessed until the group rebalances without it (44 s on this machine,
+	 * while the client reported RUNNING).
+	 */
+	@Test
+	void shouldTakeItsStaticMembershipBackWhenFencedFromTheGroup() {
+		String key = "gail-" + this.run;
+		String value = "lamp-" + this.run;
+		assertThat(this.api.claim(key, value).status()).isEqualTo(202);
+		await("gail bound").atMost(PATIENCE).until(() -> this.api.binding(key).status() == 200);
+		String keys = this.streamsClients.applicationId(StreamsClients.BINDINGS);
+		StreamsBuilderFactoryBean factory = this.streamsClients.all()
+			.stream()
+			.filter((candidate) -> keys.equals(StreamsClients.applicationIdOf(candidate)))
+			.findFirst()
+			.orElseThrow();
+		// Kafka Streams appends each thread's number to the instance's name
+		String member = factory.getStreamsConfiguration().getProperty(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG) + "-1";
+		KafkaStreams before = this.streamsClients.forStore(StreamsClients.BINDINGS).orElseThrow();
+
+		try (KafkaConsumer<byte[], byte[]> intruder = new KafkaConsumer<>(Map.of(
+				ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, this.bootstrapServers, ConsumerConfig.GROUP_ID_CONFIG, keys,
+				ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, member,
+				ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, StreamsAssignorStandIn.class.getName(),
+				ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, (int) Duration.ofMinutes(5).toMillis(),
+				ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
+				ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class,
+				ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class))) {
+			// the key stage's inputs: an assignment outside the subscription would make the intruder rejoin
+			intruder.subscribe(List.of(this.properties.topics().claims(), this.properties.evictionFeedbackTopic()));
+			await("the intruder holds the stream thread's membership").atMost(PATIENCE).until(() -> {
+				intruder.poll(Duration.ofMillis(100));
+				return !intruder.assignment().isEmpty();
+			});
+		}
+
+		await("the fenced client restarted as a whole").atMost(PATIENCE)
+			.until(() -> this.streamsClients.forStore(StreamsClients.BINDINGS).orElse(before) != before);
+		assertThat(this.threadFailures.lastCause(keys)).contains("FencedInstanceIdException");
+		await("ready after the restart").atMost(PATIENCE)
+			.until(() -> this.api.get("/actuator/health/readiness").status() == 200);
+		String other = "hank-" + this.run;
+		assertThat(this.api.claim(other, value).status()).isEqualTo(202);
+		await("every partition is processed again, the fenced member's included").atMost(PATIENCE)
+			.until(() -> this.api.binding(key).status() == 404 && this.api.binding(other).status() == 200);
 	}
 
 	/**

@@ -27,9 +27,9 @@ import org.springframework.stereotype.Component;
  * (an ACL missing) shuts the client down for good, with one ERROR naming the resource: no restart can fix it, so the
  * supervisor takes liveness DOWN at once instead of retrying. A thread fenced from its consumer group (another member
  * joined with its static {@code group.instance.id}) also costs the whole client: a replacement thread would join
- * under the next thread number, a new static id, and leave its partitions with the member that holds the old id
- * until that member's session expires, while a restarted client's threads rejoin under their own ids and take their
- * members back at once.
+ * under the next thread number, a new static id, and leave its partitions with the member that holds the old id,
+ * unprocessed until the group rebalances without it, while a restarted client's threads rejoin under their own ids
+ * and take their members back at once (docs/design.md).
  */
 @Component
 public class StreamThreadFailures {
@@ -128,8 +128,8 @@ public class StreamThreadFailures {
 		return null;
 	}
 
-	/** The last error that killed a thread of the client, for the supervisor's log line. */
-	@Nullable String lastCause(String applicationId) {
+	/** The last error that killed a thread of the client: for the supervisor's log line, tests and diagnostics. */
+	public @Nullable String lastCause(String applicationId) {
 		return this.lastCause.get(applicationId);
 	}
 
