@@ -282,6 +282,12 @@ abstract class ValueGuardScenarios {
 			.containsEntry("acks", "all");
 	}
 
+	/** Claims {@code value} for {@code key} through the API and waits until the binding shows. */
+	private void claimAndAwaitBinding(String key, String value) {
+		assertThat(this.api.claim(key, value).status()).isEqualTo(202);
+		await(key + " bound").atMost(PATIENCE).until(() -> this.api.binding(key).status() == 200);
+	}
+
 	/**
 	 * An idle instance commits no empty transactions. Kafka Streams commits a task after each of its punctuations, and
 	 * punctuations on a fixed schedule once made every stream thread commit every interval with nothing to commit (18
@@ -291,8 +297,7 @@ abstract class ValueGuardScenarios {
 	@Test
 	void shouldNotCommitWhileIdle() throws InterruptedException {
 		String key = "ivy-" + this.run;
-		assertThat(this.api.claim(key, "lamp-" + this.run).status()).isEqualTo(202);
-		await("ivy bound").atMost(PATIENCE).until(() -> this.api.binding(key).status() == 200);
+		claimAndAwaitBinding(key, "lamp-" + this.run);
 		// what the claim left behind goes out within a second: outboxes after 100 ms, waiting writes after 1 s
 		Thread.sleep(1_500);
 		long before = commits();
@@ -329,8 +334,7 @@ abstract class ValueGuardScenarios {
 	void shouldServeAgainAfterAClientIsRestartedInPlace() {
 		String key = "erin-" + this.run;
 		String value = "desk-" + this.run;
-		assertThat(this.api.claim(key, value).status()).isEqualTo(202);
-		await("erin bound").atMost(PATIENCE).until(() -> this.api.binding(key).status() == 200);
+		claimAndAwaitBinding(key, value);
 		String keys = this.streamsClients.applicationId(StreamsClients.BINDINGS);
 		KafkaStreams before = this.streamsClients.forStore(StreamsClients.BINDINGS).orElseThrow();
 
@@ -359,8 +363,7 @@ abstract class ValueGuardScenarios {
 	void shouldTakeItsStaticMembershipBackWhenFencedFromTheGroup() {
 		String key = "gail-" + this.run;
 		String value = "lamp-" + this.run;
-		assertThat(this.api.claim(key, value).status()).isEqualTo(202);
-		await("gail bound").atMost(PATIENCE).until(() -> this.api.binding(key).status() == 200);
+		claimAndAwaitBinding(key, value);
 		String keys = this.streamsClients.applicationId(StreamsClients.BINDINGS);
 		StreamsBuilderFactoryBean factory = this.streamsClients.all()
 			.stream()
