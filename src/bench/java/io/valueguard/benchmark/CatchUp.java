@@ -67,6 +67,10 @@ final class CatchUp {
 
 	private Duration deadline = Duration.ofMinutes(20);
 
+	private long requestsOfPid = -1;
+
+	private Map<String, BrokerRequests.Served> brokerRequests = Map.of();
+
 	/* Each watched process's largest resident set while timed, in MiB. */
 	private final Map<Long, Long> peakResidentMib = new HashMap<>();
 
@@ -133,6 +137,17 @@ final class CatchUp {
 		return this;
 	}
 
+	/** Also count the requests the broker in the JVM {@code pid} served while timed, by kind. */
+	CatchUp countingRequestsOf(long pid) {
+		this.requestsOfPid = pid;
+		return this;
+	}
+
+	/** The requests the broker served while timed, by kind; empty when not counted or not readable. */
+	Map<String, BrokerRequests.Served> brokerRequests() {
+		return this.brokerRequests;
+	}
+
 	/** CPU seconds (user and system) the process spent while timed. */
 	double cpuSeconds(long pid) {
 		return this.cpuSeconds.getOrDefault(pid, Double.NaN);
@@ -168,7 +183,32 @@ final class CatchUp {
 			}
 			Thread.sleep(20);
 		}
+		try (BrokerRequests requests = attachToBroker()) {
+			return timeRunning(requests, deadline);
+		}
+	}
+
+	private @Nullable BrokerRequests attachToBroker() {
+		if (this.requestsOfPid < 0) {
+			return null;
+		}
+		try {
+			return BrokerRequests.attach(this.requestsOfPid);
+		}
+		catch (Exception ex) {
+			// a figure left out of the report, not a failed benchmark
+			System.err.println("Broker requests not counted: " + ex);
+			return null;
+		}
+	}
+
+	private static Map<String, BrokerRequests.Served> served(@Nullable BrokerRequests requests) throws Exception {
+		return (requests != null) ? requests.snapshot() : Map.of();
+	}
+
+	private long timeRunning(@Nullable BrokerRequests requests, long deadline) throws Exception {
 		long started = System.nanoTime();
+		Map<String, BrokerRequests.Served> servedAtStart = served(requests);
 		Map<Long, Long> ticksAtStart = new HashMap<>();
 		Map<Long, Map<Long, Long>> threadTicksAtStart = new HashMap<>();
 		this.watched.forEach((pid) -> {
@@ -195,6 +235,7 @@ final class CatchUp {
 				if (caughtUpAt == 0) {
 					caughtUpAt = System.nanoTime();
 					this.timedSeconds = (caughtUpAt - started) / 1e9;
+					this.brokerRequests = BrokerRequests.between(servedAtStart, served(requests));
 					this.watched.forEach((pid) -> {
 						this.cpuSeconds.put(pid, (ticks(pid) - ticksAtStart.get(pid)) / TICKS);
 						Map<Long, Long> atStart = threadTicksAtStart.get(pid);

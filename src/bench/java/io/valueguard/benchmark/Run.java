@@ -11,12 +11,14 @@ import java.util.stream.Collectors;
  * how many commits its stream threads made (-1: not known), where its threads' CPU went and the broker's, the time of
  * the last three quarters of the claims (from when the group that reads the claims has committed a quarter of them),
  * the time from when that group has committed them all to the end (-1: not known), its largest resident set
- * meanwhile (MiB), and its output read as a table (empty when not read).
+ * meanwhile (MiB), its output read as a table (empty when not read), and the requests the broker served meanwhile, by
+ * kind (empty when not counted).
  */
 record Run(String prefix, long claims, long millis, double applicationCpu, double brokerCpu,
 		Map<String, Long> offsetsByTopic, long commits, List<CatchUp.ThreadLoad> threadLoads,
 		List<CatchUp.ThreadLoad> brokerThreadLoads,
-		long lastThreeQuartersMillis, long drainMillis, long peakResidentMib, Table table) {
+		long lastThreeQuartersMillis, long drainMillis, long peakResidentMib, Table table,
+		Map<String, BrokerRequests.Served> brokerRequests) {
 
 	long offsetsWritten() {
 		return this.offsetsByTopic.values().stream().mapToLong(Long::longValue).sum();
@@ -69,6 +71,11 @@ record Run(String prefix, long claims, long millis, double applicationCpu, doubl
 
 	private static String busiest(List<CatchUp.ThreadLoad> loads) {
 		return loads.stream().limit(6).map(CatchUp.ThreadLoad::toString).collect(Collectors.joining(", "));
+	}
+
+	/** The kinds of request that took the broker the most handling time, per 1,000 claims. */
+	String brokerRequestsPerThousandClaims() {
+		return BrokerRequests.perThousandClaims(this.brokerRequests, this.claims);
 	}
 
 	String writes() {

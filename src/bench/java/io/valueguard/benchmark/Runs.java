@@ -95,6 +95,7 @@ final class Runs {
 			inputs.put(prefix + "-keys", Set.of(workload.topic(), prefix + "-eviction-feedback"));
 			inputs.put(prefix + "-values", Set.of(prefix + "-owner-commands"));
 			CatchUp catchUp = new CatchUp(admin, workload.partitions(), inputs).watching(instance.pid(), broker.pid())
+				.countingRequestsOf(broker.pid())
 				.progressOf(prefix + "-keys", workload.topic(), workload.claims())
 				.within(deadline(workload));
 			if (!workload.exactlyOnce()) {
@@ -108,7 +109,7 @@ final class Runs {
 					catchUp.cpuSeconds(broker.pid()), offsetsWritten(admin, prefix), threadMetric(instance, "commit.total"),
 					catchUp.threadLoads(instance.pid()), catchUp.threadLoads(broker.pid()),
 					catchUp.lastThreeQuartersMillis(), catchUp.drainMillis(), catchUp.peakResidentMib(instance.pid()),
-					Table.read(bootstrapServers, prefix + ".bindings"));
+					Table.read(bootstrapServers, prefix + ".bindings"), catchUp.brokerRequests());
 			if (afterwards != null) {
 				afterwards.with(instance, prefix, arguments, run);
 			}
@@ -160,6 +161,7 @@ final class Runs {
 		try {
 			CatchUp catchUp = new CatchUp(admin, workload.partitions(), Map.of(applicationId, application.inputs()))
 				.watching(process.pid(), broker.pid())
+				.countingRequestsOf(broker.pid())
 				.progressOf(applicationId, workload.topic(), workload.claims())
 				.within(deadline(workload));
 			if (!workload.exactlyOnce()) {
@@ -171,7 +173,8 @@ final class Runs {
 					catchUp.cpuSeconds(broker.pid()), offsetsWritten(admin, applicationId), -1,
 					catchUp.threadLoads(process.pid()), catchUp.threadLoads(broker.pid()),
 					catchUp.lastThreeQuartersMillis(), catchUp.drainMillis(), catchUp.peakResidentMib(process.pid()),
-					(application.table() != null) ? Table.read(bootstrapServers, application.table()) : Table.EMPTY);
+					(application.table() != null) ? Table.read(bootstrapServers, application.table()) : Table.EMPTY,
+					catchUp.brokerRequests());
 		}
 		finally {
 			process.destroy();

@@ -140,11 +140,13 @@ class ThroughputBenchmark {
 							"%s: ValueGuard's offsets per claim by topic: %s claims per commit of each stage: %s; CPU "
 									+ "by thread, share of the run: baseline: %s; ValueGuard: %s; the broker's during the "
 									+ "baseline: %s; during ValueGuard: %s; ms from the claims read to the end: baseline "
-									+ "%d, ValueGuard %d (of %d and %d ms)%n",
+									+ "%d, ValueGuard %d (of %d and %d ms); the broker's requests per 1,000 claims (their "
+									+ "handling ms): baseline: %s; ValueGuard: %s%n",
 							name, valueGuard.writesByTopic(), valueGuard.claimsPerCommit(2), baseline.busiestThreads(),
 							valueGuard.busiestThreads(), baseline.brokerBusiestThreads(),
 							valueGuard.brokerBusiestThreads(), baseline.drainMillis(), valueGuard.drainMillis(),
-							baseline.millis(), valueGuard.millis()));
+							baseline.millis(), valueGuard.millis(), baseline.brokerRequestsPerThousandClaims(),
+							valueGuard.brokerRequestsPerThousandClaims()));
 				}
 				if (ROUNDS > 1) {
 					details.append(String.format(Locale.ROOT,
