@@ -3,6 +3,7 @@ package io.valueguard.api;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 
 import io.swagger.v3.oas.annotations.Hidden;
 import io.swagger.v3.oas.annotations.Operation;
@@ -34,12 +35,16 @@ import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.context.request.async.DeferredResult;
 
 /**
  * Claims, releases and lookups by key. Writes are asynchronous unless they ask to wait ({@code ?wait=}): a 202 means
  * the record is on the claims topic, and the binding changes once the stream has processed it. Reads go to whichever
  * instance holds the key. Every endpoint also takes the key as a query parameter ({@code ?key=}), for keys that a
  * path segment cannot carry ({@code /}).
+ * <p>
+ * A write answers a {@link ResponseEntity} at once, or, when it waits, a {@link DeferredResult} that the ruling sets:
+ * Spring MVC handles each by the type returned, hence {@code Object}.
  */
 @RestController
 @RequestMapping("/api/bindings")
@@ -50,6 +55,9 @@ class BindingsController {
 
 	static final String MAX_LAG = "let a standby or restoring store answer if it is at most this many records behind "
 			+ "(X-ValueGuard-Stale and X-ValueGuard-Offset-Lag then say so); without it only the active store answers";
+
+	/** How much longer than the wait the server gives a waiting request before it answers 202 itself. */
+	private static final Duration SERVER_GRACE = Duration.ofSeconds(5);
 
 	private final ClaimPublisher publisher;
 
@@ -80,13 +88,14 @@ class BindingsController {
 	@ApiResponse(responseCode = "202", description = "On the claims topic; Location says where to look it up",
 			content = @Content(schema = @Schema(implementation = ClaimPublisher.Receipt.class)))
 	@PutMapping(path = "/{key}", consumes = MediaType.TEXT_PLAIN_VALUE)
-	ResponseEntity<?> claim(@PathVariable String key, @RequestBody(required = false) byte @Nullable [] value,
+	Object claim(@PathVariable String key, @RequestBody(required = false) byte @Nullable [] value,
 			@Parameter(description = WAIT) @RequestParam(required = false) @Nullable String wait) {
 		Duration patience = Responses.wait(wait, this.properties);
-		ClaimPublisher.Receipt receipt = (patience != null) ? this.publisher.publishWaitedFor(key, text(value))
-				: this.publisher.publish(key, text(value));
-		Ruling ruling = (patience != null) ? this.rulings.awaitClaim(receipt, patience) : null;
-		return (ruling != null) ? ResponseEntity.ok(ruling) : accepted(key, receipt);
+		if (patience == null) {
+			return accepted(key, this.publisher.publish(key, text(value)));
+		}
+		ClaimPublisher.Receipt receipt = this.publisher.publishWaitedFor(key, text(value));
+		return answered(this.rulings.ruling(receipt, patience), patience, key, receipt);
 	}
 
 	@Operation(summary = "Claim a value for a key given as a query parameter",
@@ -96,7 +105,7 @@ class BindingsController {
 	@ApiResponse(responseCode = "202", description = "On the claims topic; Location says where to look it up",
 			content = @Content(schema = @Schema(implementation = ClaimPublisher.Receipt.class)))
 	@PutMapping(params = "key", consumes = MediaType.TEXT_PLAIN_VALUE)
-	ResponseEntity<?> claimByParameter(@RequestParam String key,
+	Object claimByParameter(@RequestParam String key,
 			@RequestBody(required = false) byte @Nullable [] value,
 			@Parameter(description = WAIT) @RequestParam(required = false) @Nullable String wait) {
 		return claim(key, value, wait);
@@ -114,14 +123,16 @@ class BindingsController {
 	@ApiResponse(responseCode = "202", description = "The tombstone is on the claims topic",
 			content = @Content(schema = @Schema(implementation = ClaimPublisher.Receipt.class)))
 	@DeleteMapping("/{key}")
-	ResponseEntity<?> release(@PathVariable String key,
+	Object release(@PathVariable String key,
 			@Parameter(description = WAIT) @RequestParam(required = false) @Nullable String wait,
 			@Parameter(description = ERASE) @RequestParam(defaultValue = "false") boolean erase) {
 		Duration patience = Responses.wait(wait, this.properties);
 		ClaimPublisher.Receipt receipt = erase ? this.publisher.erase(key) : this.publisher.publish(key, null);
-		Release release = (patience == null) ? null
-				: erase ? this.rulings.awaitErasure(receipt, patience) : this.rulings.awaitRelease(receipt, patience);
-		return (release != null) ? ResponseEntity.ok(release) : accepted(key, receipt);
+		if (patience == null) {
+			return accepted(key, receipt);
+		}
+		return answered(erase ? this.rulings.erasure(receipt, patience) : this.rulings.release(receipt, patience),
+				patience, key, receipt);
 	}
 
 	@Operation(summary = "Release a key given as a query parameter")
@@ -130,7 +141,7 @@ class BindingsController {
 	@ApiResponse(responseCode = "202", description = "The tombstone is on the claims topic",
 			content = @Content(schema = @Schema(implementation = ClaimPublisher.Receipt.class)))
 	@DeleteMapping(params = "key")
-	ResponseEntity<?> releaseByParameter(@RequestParam String key,
+	Object releaseByParameter(@RequestParam String key,
 			@Parameter(description = WAIT) @RequestParam(required = false) @Nullable String wait,
 			@Parameter(description = ERASE) @RequestParam(defaultValue = "false") boolean erase) {
 		return release(key, wait, erase);
@@ -189,6 +200,26 @@ class BindingsController {
 			throw new ClaimPublisher.InvalidClaimException(ClaimRejection.VALUE_NOT_UTF8);
 		}
 		return text;
+	}
+
+	/**
+	 * A write that waits: 200 with the answer once there is one, else 202 as without waiting. The request's thread
+	 * goes back to the server meanwhile (Spring MVC answers a {@link DeferredResult} when it is set), so waiting
+	 * requests do not take the threads lookups need; the server's own timeout for it comes a little after the wait's.
+	 */
+	private static DeferredResult<ResponseEntity<?>> answered(CompletableFuture<?> answer, Duration patience,
+			String key, ClaimPublisher.Receipt receipt) {
+		DeferredResult<ResponseEntity<?>> result = new DeferredResult<>(patience.plus(SERVER_GRACE).toMillis(),
+				() -> accepted(key, receipt));
+		answer.whenComplete((answered, failure) -> {
+			if (failure != null) {
+				result.setErrorResult(failure);
+			}
+			else {
+				result.setResult((answered != null) ? ResponseEntity.ok(answered) : accepted(key, receipt));
+			}
+		});
+		return result;
 	}
 
 	private static ResponseEntity<ClaimPublisher.Receipt> accepted(String key, ClaimPublisher.Receipt receipt) {

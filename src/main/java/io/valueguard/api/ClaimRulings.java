@@ -1,6 +1,7 @@
 package io.valueguard.api;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -97,46 +98,51 @@ class ClaimRulings implements AutoCloseable {
 	}
 
 	/**
-	 * The ruling on the claim the receipt names, or null when there was none within {@code wait}, or when as many
-	 * requests wait already as may: the claim is published either way, and its caller gets a 202.
+	 * The ruling on the claim the receipt names, or null when there was none within {@code wait}, or at once when as
+	 * many requests wait already as may: the claim is published either way, and its caller gets a 202. No thread
+	 * waits for it.
 	 */
-	@Nullable Ruling awaitClaim(ClaimPublisher.Receipt receipt, Duration wait) {
-		return whileAllowedToWait(this.claimTime, () -> this.loop.await(new ClaimWait(receipt), wait));
+	CompletableFuture<@Nullable Ruling> ruling(ClaimPublisher.Receipt receipt, Duration wait) {
+		return whileAllowedToWait(this.claimTime, () -> this.loop.submit(new ClaimWait(receipt), wait));
 	}
 
-	/** The release the receipt names once it has taken effect; null as for {@link #awaitClaim}. */
-	@Nullable Release awaitRelease(ClaimPublisher.Receipt receipt, Duration wait) {
-		return whileAllowedToWait(this.releaseTime, () -> this.loop.await(new ReleaseWait(receipt), wait));
+	/** The release the receipt names once it has taken effect; null as for {@link #ruling}. */
+	CompletableFuture<@Nullable Release> release(ClaimPublisher.Receipt receipt, Duration wait) {
+		return whileAllowedToWait(this.releaseTime, () -> this.loop.submit(new ReleaseWait(receipt), wait));
 	}
 
 	/**
-	 * Waits until an erasure is done: the key stage's entry showed the erasure under way, and then was gone, which it
-	 * is once every value stage partition has erased the name. Null if that was not seen within the wait.
+	 * The erasure the receipt names once it is done: the key stage's entry showed the erasure under way, and then was
+	 * gone, which it is once every value stage partition has erased the name. Null if that was not seen within the
+	 * wait.
 	 */
-	@Nullable Release awaitErasure(ClaimPublisher.Receipt receipt, Duration wait) {
-		return whileAllowedToWait(this.erasureTime, () -> this.loop.await(new ErasureWait(receipt), wait));
+	CompletableFuture<@Nullable Release> erasure(ClaimPublisher.Receipt receipt, Duration wait) {
+		return whileAllowedToWait(this.erasureTime, () -> this.loop.submit(new ErasureWait(receipt), wait));
 	}
 
-	/** Waits for the answer unless as many requests wait already as may: then there is none. */
-	private <T> @Nullable T whileAllowedToWait(Timer answerTime, Supplier<@Nullable T> answer) {
+	/** The answer, unless as many requests wait already as may: then none, at once. */
+	private <T> CompletableFuture<@Nullable T> whileAllowedToWait(Timer answerTime,
+			Supplier<CompletableFuture<@Nullable T>> answer) {
 		if (!this.waiting.tryAcquire()) {
 			this.refused.increment();
-			return null;
+			return CompletableFuture.completedFuture(null);
 		}
+		long started = System.nanoTime();
 		try {
-			long started = System.nanoTime();
-			T answered = answer.get();
-			if (answered != null) {
-				answerTime.record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
-				this.answered.increment();
-			}
-			else {
-				this.expired.increment();
-			}
-			return answered;
+			return answer.get().whenComplete((answered, failure) -> {
+				this.waiting.release();
+				if (answered != null) {
+					answerTime.record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
+					this.answered.increment();
+				}
+				else {
+					this.expired.increment();
+				}
+			});
 		}
-		finally {
+		catch (RuntimeException ex) {
 			this.waiting.release();
+			throw ex;
 		}
 	}
 

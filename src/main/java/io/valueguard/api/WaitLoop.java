@@ -9,9 +9,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 
@@ -50,7 +48,7 @@ final class WaitLoop implements AutoCloseable {
 
 		private final String key;
 
-		private final CompletableFuture<T> answer = new CompletableFuture<>();
+		private final CompletableFuture<@Nullable T> answer = new CompletableFuture<>();
 
 		Wait(String key) {
 			this.key = key;
@@ -89,23 +87,21 @@ final class WaitLoop implements AutoCloseable {
 		this.maxBatch = maxBatch;
 	}
 
-	/** Waits up to {@code patience} for the wait's answer; null when there was none by then. */
-	<T> @Nullable T await(Wait<T> wait, Duration patience) {
+	/**
+	 * The wait's answer, which completes with null when there was none within {@code patience}. No thread waits
+	 * meanwhile: the loop's round or the timeout completes it.
+	 */
+	<T> CompletableFuture<@Nullable T> submit(Wait<T> wait, Duration patience) {
+		// added before the removal is attached, so that an answer as quick as the timeout cannot leave it behind
 		this.waits.add(wait);
+		if (this.closed) {
+			wait.answer.complete(null);
+		}
+		CompletableFuture<@Nullable T> answer = wait.answer
+			.completeOnTimeout(null, patience.toNanos(), TimeUnit.NANOSECONDS)
+			.whenComplete((answered, failure) -> this.waits.remove(wait));
 		LockSupport.unpark(started());
-		try {
-			return wait.answer.get(patience.toNanos(), TimeUnit.NANOSECONDS);
-		}
-		catch (TimeoutException | ExecutionException ex) {
-			return null;
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			return null;
-		}
-		finally {
-			this.waits.remove(wait);
-		}
+		return answer;
 	}
 
 	private synchronized Thread started() {
@@ -209,9 +205,11 @@ final class WaitLoop implements AutoCloseable {
 		}
 	}
 
+	/** Stops looking: every wait still open is answered with null at once (its caller gets a 202). */
 	@Override
 	public void close() {
 		this.closed = true;
+		this.waits.forEach((wait) -> wait.answer.complete(null));
 		Thread running;
 		synchronized (this) {
 			running = this.thread;

@@ -24,8 +24,9 @@ import org.springframework.validation.annotation.Validated;
  * @param maxPageSize the largest {@code limit} a listing accepts
  * @param maxWait the longest {@code ?wait=} a synchronous claim or release may ask for
  * @param maxBatchSize the most keys or values one batch lookup may ask for
- * @param maxWaiting the most synchronous claims and releases ({@code ?wait=}) that may wait at once, each holding a
- * request thread; beyond it a write is still published and answered 202 at once, so that lookups keep their threads
+ * @param maxWaiting the most synchronous claims and releases ({@code ?wait=}) that may wait at once; a waiting request
+ * holds its connection and an entry in the rulings loop's batches, not a request thread; beyond it a write is still
+ * published and answered 202 at once
  * @param peerSslBundle the Spring SSL bundle ({@code spring.ssl.bundle.*}) whose trust material verifies the other
  * instances: with it, instances call each other over https, and only peers whose certificate it trusts and whose name
  * matches their advertised host are asked; unset, over plain http
@@ -41,7 +42,7 @@ public record QueryProperties(@DefaultValue("5s") Duration retryBudget, @Default
 		@DefaultValue("0s") Duration remoteCacheTtl, @DefaultValue("10000") @Min(1) int remoteCacheSize,
 		@DefaultValue("1s") Duration lagRefreshInterval, @DefaultValue("1000") @Min(1) @Max(100_000) int maxPageSize,
 		@DefaultValue("30s") Duration maxWait, @DefaultValue("1000") @Min(1) @Max(100_000) int maxBatchSize,
-		@DefaultValue("100") @Min(0) int maxWaiting, @Nullable String peerSslBundle,
+		@DefaultValue("1000") @Min(0) int maxWaiting, @Nullable String peerSslBundle,
 		@Nullable @Min(1) @Max(65535) Integer internalPort) {
 
 }

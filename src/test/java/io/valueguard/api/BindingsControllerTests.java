@@ -1,5 +1,8 @@
 package io.valueguard.api;
 
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+
 import io.valueguard.claims.ClaimPublisher;
 import io.valueguard.claims.ClaimRejection;
 import io.valueguard.config.QueryProperties;
@@ -11,6 +14,7 @@ import io.valueguard.routing.LookupRouter;
 import io.valueguard.routing.OwnerView;
 import io.valueguard.routing.Page;
 import io.valueguard.routing.StoreUnavailableException;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
@@ -20,17 +24,22 @@ import org.springframework.boot.webmvc.test.autoconfigure.WebMvcTest;
 import org.springframework.http.MediaType;
 import org.springframework.test.context.bean.override.mockito.MockitoBean;
 import org.springframework.test.web.servlet.MockMvc;
+import org.springframework.test.web.servlet.MvcResult;
 
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.mockito.ArgumentMatchers.anyString;
 import static org.mockito.ArgumentMatchers.eq;
 import static org.mockito.ArgumentMatchers.isNull;
 import static org.mockito.BDDMockito.given;
 import static org.mockito.Mockito.verifyNoInteractions;
+import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.asyncDispatch;
+import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.delete;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.put;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.content;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.header;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.jsonPath;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.request;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.status;
 
 /** The REST contract, problem bodies included, with the stores and Kafka mocked away. */
@@ -184,13 +193,21 @@ class BindingsControllerTests {
 	}
 
 	@Test
-	void shouldAnswerTheRulingWhenAskedToWait() throws Exception {
+	void shouldAnswerTheRulingWhenAskedToWaitWithoutHoldingTheRequestThread() throws Exception {
 		ClaimPublisher.Receipt receipt = new ClaimPublisher.Receipt("bob", "phone", "valueguard.claims", 1, 7, 2000);
 		given(this.publisher.publishWaitedFor("bob", "phone")).willReturn(receipt);
-		given(this.rulings.awaitClaim(receipt, java.time.Duration.ofSeconds(5))).willReturn(new Ruling("bob", "phone",
-				2000, Ruling.Outcome.LOST, new Ruling.Holder("alice", 3000)));
+		CompletableFuture<@Nullable Ruling> ruling = new CompletableFuture<>();
+		given(this.rulings.ruling(receipt, Duration.ofSeconds(5))).willReturn(ruling);
 
-		this.mvc.perform(put("/api/bindings/bob").param("wait", "5s").contentType(MediaType.TEXT_PLAIN).content("phone"))
+		MvcResult waiting = this.mvc
+			.perform(put("/api/bindings/bob").param("wait", "5s").contentType(MediaType.TEXT_PLAIN).content("phone"))
+			.andExpect(request().asyncStarted())
+			.andReturn();
+		// the handler has returned, and the thread with it: the answer comes when the ruling does
+		assertThatIllegalStateException().as("no answer yet").isThrownBy(() -> waiting.getAsyncResult(0));
+		ruling.complete(new Ruling("bob", "phone", 2000, Ruling.Outcome.LOST, new Ruling.Holder("alice", 3000)));
+
+		this.mvc.perform(asyncDispatch(waiting))
 			.andExpect(status().isOk())
 			.andExpect(jsonPath("$.outcome").value("LOST"))
 			.andExpect(jsonPath("$.owner.key").value("alice"))
@@ -200,11 +217,30 @@ class BindingsControllerTests {
 	@Test
 	void shouldAcceptAsWithoutWaitWhenNoRulingCame() throws Exception {
 		ClaimPublisher.Receipt receipt = new ClaimPublisher.Receipt("bob", "phone", "valueguard.claims", 1, 7, 2000);
-		given(this.publisher.publish("bob", "phone")).willReturn(receipt);
+		given(this.publisher.publishWaitedFor("bob", "phone")).willReturn(receipt);
+		given(this.rulings.ruling(receipt, Duration.ofMillis(200))).willReturn(CompletableFuture.completedFuture(null));
 
-		this.mvc.perform(put("/api/bindings/bob").param("wait", "200ms").contentType(MediaType.TEXT_PLAIN).content("phone"))
+		MvcResult waited = this.mvc
+			.perform(put("/api/bindings/bob").param("wait", "200ms").contentType(MediaType.TEXT_PLAIN).content("phone"))
+			.andExpect(request().asyncStarted())
+			.andReturn();
+		this.mvc.perform(asyncDispatch(waited))
 			.andExpect(status().isAccepted())
-			.andExpect(header().string("Location", "/api/bindings/bob"));
+			.andExpect(header().string("Location", "/api/bindings/bob"))
+			.andExpect(jsonPath("$.offset").value(7));
+	}
+
+	@Test
+	void shouldAnswerAWaitedReleaseOnceItHasTakenEffect() throws Exception {
+		ClaimPublisher.Receipt receipt = new ClaimPublisher.Receipt("bob", null, "valueguard.claims", 1, 8, 2000);
+		given(this.publisher.publish("bob", null)).willReturn(receipt);
+		given(this.rulings.release(receipt, Duration.ofSeconds(2)))
+			.willReturn(CompletableFuture.completedFuture(Release.of("bob", 2000)));
+
+		MvcResult waited = this.mvc.perform(delete("/api/bindings/bob").param("wait", "2s"))
+			.andExpect(request().asyncStarted())
+			.andReturn();
+		this.mvc.perform(asyncDispatch(waited)).andExpect(status().isOk()).andExpect(jsonPath("$.key").value("bob"));
 	}
 
 	@Test

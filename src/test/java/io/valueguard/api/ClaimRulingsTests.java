@@ -5,11 +5,9 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -81,28 +79,22 @@ class ClaimRulingsTests {
 	@Test
 	void shouldLookUpTheClaimsOfAllWaitingRequestsInOneBatch() throws Exception {
 		int requests = 20;
-		ExecutorService callers = Executors.newFixedThreadPool(requests);
-		try {
-			List<Future<@Nullable Ruling>> answers = new ArrayList<>();
-			for (int i = 0; i < requests; i++) {
-				ClaimPublisher.Receipt receipt = receipt("key-" + i, "value-" + i, 100);
-				answers.add(callers.submit(() -> this.rulings.awaitClaim(receipt, Duration.ofSeconds(10))));
-			}
-			// nothing ruled yet: the loop keeps looking, all of them in each round
-			await().until(() -> this.claimBatches.stream().anyMatch((batch) -> batch.size() == requests));
-			assertThat(this.registry.get("valueguard.waiting.requests").gauge().value()).isEqualTo(requests);
-			for (int i = 0; i < requests; i++) {
-				this.claims.put("key-" + i, new ClaimView("key-" + i, "value-" + i, 100, true, false, false));
-				this.owners.put("value-" + i, new OwnerView("value-" + i, "key-" + i, 100));
-			}
-			for (int i = 0; i < requests; i++) {
-				Ruling ruling = answers.get(i).get();
-				assertThat(ruling.outcome()).isEqualTo(Ruling.Outcome.BOUND);
-				assertThat(ruling.key()).isEqualTo("key-" + i);
-			}
+		List<CompletableFuture<@Nullable Ruling>> answers = new ArrayList<>();
+		for (int i = 0; i < requests; i++) {
+			answers.add(this.rulings.ruling(receipt("key-" + i, "value-" + i, 100), Duration.ofSeconds(10)));
 		}
-		finally {
-			callers.shutdownNow();
+		// nothing ruled yet: the loop keeps looking, all of them in each round
+		await().until(() -> this.claimBatches.stream().anyMatch((batch) -> batch.size() == requests));
+		assertThat(this.registry.get("valueguard.waiting.requests").gauge().value()).isEqualTo(requests);
+		assertThat(answers).noneMatch(CompletableFuture::isDone);
+		for (int i = 0; i < requests; i++) {
+			this.claims.put("key-" + i, new ClaimView("key-" + i, "value-" + i, 100, true, false, false));
+			this.owners.put("value-" + i, new OwnerView("value-" + i, "key-" + i, 100));
+		}
+		for (int i = 0; i < requests; i++) {
+			Ruling ruling = answers.get(i).get(10, TimeUnit.SECONDS);
+			assertThat(ruling.outcome()).isEqualTo(Ruling.Outcome.BOUND);
+			assertThat(ruling.key()).isEqualTo("key-" + i);
 		}
 		// never one lookup per request
 		then(this.router).should(never()).claim(anyString(), any());
@@ -118,7 +110,7 @@ class ClaimRulingsTests {
 
 	@Test
 	void shouldTimeOnlyTheWaitsThatWereAnswered() {
-		Ruling none = this.rulings.awaitClaim(receipt("kim", "van", 100), Duration.ofMillis(50));
+		Ruling none = this.rulings.ruling(receipt("kim", "van", 100), Duration.ofMillis(50)).join();
 
 		assertThat(none).isNull();
 		assertThat(waits("expired")).isOne();
@@ -129,23 +121,16 @@ class ClaimRulingsTests {
 	void shouldAskNoInstanceForMoreKeysThanItTakesInOneBatch() throws Exception {
 		try (ClaimRulings limited = new ClaimRulings(this.router, TestProperties.query(Map.of("max-batch-size", "8")),
 				TestProperties.defaults(), new SimpleMeterRegistry())) {
-			ExecutorService callers = Executors.newFixedThreadPool(20);
-			try {
-				List<Future<@Nullable Release>> answers = new ArrayList<>();
-				for (int i = 0; i < 20; i++) {
-					ClaimPublisher.Receipt receipt = receipt("key-" + i, null, 100);
-					answers.add(callers.submit(() -> limited.awaitRelease(receipt, Duration.ofSeconds(10))));
-				}
-				await().until(() -> this.claimBatches.stream().mapToInt(List::size).sum() >= 20);
-				for (int i = 0; i < 20; i++) {
-					this.claims.put("key-" + i, new ClaimView("key-" + i, null, 100, false, false, false));
-				}
-				for (Future<@Nullable Release> answer : answers) {
-					assertThat(answer.get()).isNotNull();
-				}
+			List<CompletableFuture<@Nullable Release>> answers = new ArrayList<>();
+			for (int i = 0; i < 20; i++) {
+				answers.add(limited.release(receipt("key-" + i, null, 100), Duration.ofSeconds(10)));
 			}
-			finally {
-				callers.shutdownNow();
+			await().until(() -> this.claimBatches.stream().mapToInt(List::size).sum() >= 20);
+			for (int i = 0; i < 20; i++) {
+				this.claims.put("key-" + i, new ClaimView("key-" + i, null, 100, false, false, false));
+			}
+			for (CompletableFuture<@Nullable Release> answer : answers) {
+				assertThat(answer.get(10, TimeUnit.SECONDS)).isNotNull();
 			}
 		}
 		assertThat(this.claimBatches).allSatisfy((batch) -> assertThat(batch).hasSizeLessThanOrEqualTo(8));
@@ -157,7 +142,7 @@ class ClaimRulingsTests {
 		this.claims.put("alice", new ClaimView("alice", "phone", 50, true, false, false));
 		this.owners.put("phone", new OwnerView("phone", "alice", 50));
 
-		assertThat(this.rulings.awaitClaim(receipt("alice", "phone", 100), Duration.ofMillis(300))).isNull();
+		assertThat(this.rulings.ruling(receipt("alice", "phone", 100), Duration.ofMillis(300)).join()).isNull();
 		assertThat(waits("expired")).isOne();
 		assertThat(waits("answered")).isZero();
 	}
@@ -167,7 +152,7 @@ class ClaimRulingsTests {
 		this.claims.put("bob", new ClaimView("bob", "phone", 100, false, false, false));
 		this.owners.put("phone", new OwnerView("phone", "alice", 200));
 
-		Ruling ruling = this.rulings.awaitClaim(receipt("bob", "phone", 100), Duration.ofSeconds(5));
+		Ruling ruling = this.rulings.ruling(receipt("bob", "phone", 100), Duration.ofSeconds(5)).join();
 
 		assertThat(ruling.outcome()).isEqualTo(Ruling.Outcome.LOST);
 		assertThat(ruling.owner()).isEqualTo(new Ruling.Holder("alice", 200));
@@ -178,7 +163,7 @@ class ClaimRulingsTests {
 		this.unavailable.set(3);
 		this.claims.put("alice", new ClaimView("alice", null, 100, false, false, false));
 
-		Release release = this.rulings.awaitRelease(receipt("alice", null, 100), Duration.ofSeconds(5));
+		Release release = this.rulings.release(receipt("alice", null, 100), Duration.ofSeconds(5)).join();
 
 		assertThat(release).isEqualTo(Release.of("alice", 100));
 		assertThat(this.claimBatches).hasSizeGreaterThan(3);
@@ -186,28 +171,35 @@ class ClaimRulingsTests {
 
 	@Test
 	void shouldSeeAnErasureThroughToItsEnd() throws Exception {
-		ExecutorService caller = Executors.newSingleThreadExecutor();
-		try {
-			Future<@Nullable Release> erasure = caller
-				.submit(() -> this.rulings.awaitErasure(receipt("alice", null, 100), Duration.ofSeconds(10)));
-			// no entry yet says nothing: the erasure has not reached the key stage
-			await().until(() -> this.claimBatches.size() >= 3);
-			this.claims.put("alice", new ClaimView("alice", null, 100, false, false, true));
-			int seen = this.claimBatches.size();
-			await().until(() -> this.claimBatches.size() >= seen + 2);
-			assertThat(erasure).isNotDone();
-			this.claims.remove("alice");
+		CompletableFuture<@Nullable Release> erasure = this.rulings.erasure(receipt("alice", null, 100),
+				Duration.ofSeconds(10));
+		// no entry yet says nothing: the erasure has not reached the key stage
+		await().until(() -> this.claimBatches.size() >= 3);
+		this.claims.put("alice", new ClaimView("alice", null, 100, false, false, true));
+		int seen = this.claimBatches.size();
+		await().until(() -> this.claimBatches.size() >= seen + 2);
+		assertThat(erasure).isNotDone();
+		this.claims.remove("alice");
 
-			assertThat(erasure.get()).isEqualTo(new Release("alice", 100, "ERASED"));
-		}
-		finally {
-			caller.shutdownNow();
-		}
+		assertThat(erasure.get(10, TimeUnit.SECONDS)).isEqualTo(new Release("alice", 100, "ERASED"));
+	}
+
+	@Test
+	void shouldAnswerEveryOpenWaitAtOnceWhenClosed() {
+		CompletableFuture<@Nullable Ruling> open = this.rulings.ruling(receipt("kim", "van", 100),
+				Duration.ofSeconds(30));
+		await().until(() -> !this.claimBatches.isEmpty());
+
+		this.rulings.close();
+
+		assertThat(open).succeedsWithin(Duration.ofSeconds(1)).isNull();
+		assertThat(waits("expired")).isOne();
+		assertThat(this.registry.get("valueguard.waiting.requests").gauge().value()).isZero();
 	}
 
 	@Test
 	void shouldStopLookingOnceNobodyWaits() throws Exception {
-		assertThat(this.rulings.awaitRelease(receipt("alice", null, 100), Duration.ofMillis(100))).isNull();
+		assertThat(this.rulings.release(receipt("alice", null, 100), Duration.ofMillis(100)).join()).isNull();
 		Thread.sleep(50);
 		int rounds = this.claimBatches.size();
 		Thread.sleep(200);

@@ -80,8 +80,9 @@ class RequestLimitsTests {
 				TestProperties.defaults(), registry);
 		ClaimPublisher.Receipt receipt = new ClaimPublisher.Receipt("alice", "phone", "valueguard.claims", 0, 0, 1);
 
-		assertThat(rulings.awaitClaim(receipt, Duration.ofSeconds(5))).as("answered at once, as a 202").isNull();
-		assertThat(rulings.awaitRelease(receipt, Duration.ofSeconds(5))).isNull();
+		assertThat(rulings.ruling(receipt, Duration.ofSeconds(5))).as("answered at once, as a 202")
+			.isCompletedWithValue(null);
+		assertThat(rulings.release(receipt, Duration.ofSeconds(5))).isCompletedWithValue(null);
 		verifyNoInteractions(router);
 		assertThat(registry.get("valueguard.waits").tag("outcome", "refused").counter().count()).isEqualTo(2);
 	}
