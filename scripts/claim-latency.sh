@@ -13,7 +13,8 @@
 #     one prompt commit per commit interval every time; arrivals on the users' clock mostly do not.
 #   - with BURST=<n>: a second instance joins, and n synchronous claims (?wait=30s) are sent at once, six keys racing
 #     for each value, alternately through either instance: how long until each ruling, and how many got none (202);
-#     the scenario that once starved the stream threads (docs/benchmarks.md, "One wait loop").
+#     the scenario that once starved the stream threads (docs/benchmarks.md, "One wait loop"); and how long lookups
+#     on either instance took while the claims waited.
 #
 #   scripts/claim-latency.sh [claims per measurement, default 100]
 #   BASELINE_JAR=/tmp/valueguard-before.jar scripts/claim-latency.sh 200
@@ -101,11 +102,25 @@ burst() {
       -d "burst-value-$((i % (BURST / 6)))" >> "$work/burst.txt") &
     racers+=($!)
   done
+  # lookups while the claims wait: each instance's request threads must still answer them
+  : > "$work/during.txt"
+  (while [ "$(wc -l < "$work/burst.txt")" -lt "$BURST" ]; do
+     for port in 18080 18081; do
+       curl -s -o /dev/null -w '%{time_total}\n' "localhost:$port/api/bindings/warm-b-1" \
+         | awk '{printf "%d\n", $1 * 1000}' >> "$work/during.txt"
+     done
+     sleep 0.05
+   done) &
+  local looker=$!
   wait "${racers[@]}"
+  wait "$looker"
   awk '$1 != 200 {n++} END {printf "%-70s %d of %d without a ruling (202)\n", name, n, NR}' \
     name="$3: burst of $BURST, 2 instances" "$work/burst.txt"
   awk '{printf "%d\n", $2 * 1000}' "$work/burst.txt" > "$work/burst-ms.txt"
   percentiles "$work/burst-ms.txt" "$3: burst of $BURST, 2 instances, until answered"
+  if [ -s "$work/during.txt" ]; then
+    percentiles "$work/during.txt" "$3: lookups during the burst"
+  fi
   kill "$second"; wait "$second" 2>/dev/null || true; second=""
 }
 
