@@ -15,11 +15,15 @@
 #     for each value, alternately through either instance: how long until each ruling, and how many got none (202);
 #     the scenario that once starved the stream threads (docs/benchmarks.md, "One wait loop"); and how long lookups
 #     on either instance took while the claims waited.
+#   - with WAITERS=<n>: n connections (wrk) send synchronous claims (?wait=5s) of fresh keys back to back for 10 s,
+#     while 2 more look up a key: how many claims were answered with their ruling (200) and how many 202 at once
+#     (valueguard.query.max-waiting reached), and the lookups' rate and latency meanwhile. Needs wrk.
 #
 #   scripts/claim-latency.sh [claims per measurement, default 100]
 #   BASELINE_JAR=/tmp/valueguard-before.jar scripts/claim-latency.sh 200
 #   BURST=72 BASELINE_JAR=/tmp/valueguard-before.jar scripts/claim-latency.sh 50
 #   RATE=5 scripts/claim-latency.sh 200
+#   WAITERS=400 BASELINE_JAR=/tmp/valueguard-before.jar scripts/claim-latency.sh 20
 #   VALUEGUARD_ARGS="--spring.cloud.stream.kafka.streams.binder.configuration.commit.interval.ms=25" \
 #     RATE=5 scripts/claim-latency.sh        # more arguments for every instance (split at spaces), to try a setting
 set -euo pipefail
@@ -79,6 +83,48 @@ open_claims() {
     senders+=($!)
   done
   wait "${senders[@]}"
+}
+
+waiters() {
+  # $1: name. WAITERS connections send synchronous claims of fresh keys and values back to back for 10 s, while 2
+  # more look up a key: how many claims got their ruling, and whether lookups kept their pace.
+  cat > "$work/wait.lua" <<'LUA'
+local threads = {}
+function setup(thread)
+  table.insert(threads, thread)
+  thread:set("id", #threads)
+end
+function init(args)
+  prefix = "waiter-" .. id .. "-" .. math.random(1000000000) .. "-"
+  counter, ruled, accepted, other = 0, 0, 0, 0
+end
+function request()
+  counter = counter + 1
+  return wrk.format("PUT", "/api/bindings/" .. prefix .. counter .. "?wait=5s",
+    { ["Content-Type"] = "text/plain" }, "v-" .. prefix .. counter)
+end
+function response(status, headers, body)
+  if status == 200 then ruled = ruled + 1 elseif status == 202 then accepted = accepted + 1 else other = other + 1 end
+end
+function done(summary, latency, requests)
+  local r, a, o = 0, 0, 0
+  for _, t in ipairs(threads) do r = r + t:get("ruled"); a = a + t:get("accepted"); o = o + t:get("other") end
+  io.write(string.format("outcomes %d %d %d\n", r, a, o))
+end
+LUA
+  wrk -t1 -c2 -d12s --latency localhost:18080/api/bindings/warm-1 > "$work/lookups.txt" &
+  local lookups=$!
+  sleep 1
+  wrk -t2 -c"$WAITERS" -d10s --timeout 10s --latency -s "$work/wait.lua" localhost:18080 > "$work/waiters.txt"
+  wait "$lookups"
+  awk -v name="$1: $WAITERS connections waiting" '
+    /^outcomes/ {r = $2; a = $3; o = $4}
+    $1 == "50%" {p50 = $2} $1 == "99%" {p99 = $2}
+    END {printf "%-70s %d ruled (200), %d answered 202, %d other; p50 %s, p99 %s\n", name, r, a, o, p50, p99}' \
+    "$work/waiters.txt"
+  awk -v name="$1: lookups meanwhile (2 connections)" '
+    /Requests\/sec/ {rps = $2} $1 == "50%" {p50 = $2} $1 == "99%" {p99 = $2}
+    END {printf "%-70s %s/s, p50 %s, p99 %s\n", name, rps, p50, p99}' "$work/lookups.txt"
 }
 
 burst() {
@@ -156,6 +202,9 @@ for policy in latest-wins first-wins; do
     echo $(( $(now_ms) - start )) >> "$work/visible.txt"
   done
   percentiles "$work/visible.txt" "$name: claim to binding visible"
+  if [ -n "${WAITERS:-}" ]; then
+    waiters "$name"
+  fi
   if [ -n "${BURST:-}" ]; then
     burst "$measured" "$policy" "$name"
   fi
