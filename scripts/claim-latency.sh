@@ -112,10 +112,10 @@ function done(summary, latency, requests)
   io.write(string.format("outcomes %d %d %d\n", r, a, o))
 end
 LUA
-  wrk -t1 -c2 -d12s --latency localhost:18080/api/bindings/warm-1 > "$work/lookups.txt" &
+  wrk -t1 -c2 -d12s --latency http://localhost:18080/api/bindings/warm-1 > "$work/lookups.txt" &
   local lookups=$!
   sleep 1
-  wrk -t2 -c"$WAITERS" -d10s --timeout 10s --latency -s "$work/wait.lua" localhost:18080 > "$work/waiters.txt"
+  wrk -t2 -c"$WAITERS" -d10s --timeout 10s --latency -s "$work/wait.lua" http://localhost:18080 > "$work/waiters.txt"
   wait "$lookups"
   awk -v name="$1: $WAITERS connections waiting" '
     /^outcomes/ {r = $2; a = $3; o = $4}
