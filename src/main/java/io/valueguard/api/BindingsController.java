@@ -206,9 +206,15 @@ class BindingsController {
 	 * A write that waits: 200 with the answer once there is one, else 202 as without waiting. The request's thread
 	 * goes back to the server meanwhile (Spring MVC answers a {@link DeferredResult} when it is set), so waiting
 	 * requests do not take the threads lookups need; the server's own timeout for it comes a little after the wait's.
+	 * An answer known at once (a wait refused because max-waiting requests wait already) is answered at once, without
+	 * the second pass through the server that a deferred answer costs.
 	 */
-	private static DeferredResult<ResponseEntity<?>> answered(CompletableFuture<?> answer, Duration patience,
-			String key, ClaimPublisher.Receipt receipt) {
+	private static Object answered(CompletableFuture<?> answer, Duration patience, String key,
+			ClaimPublisher.Receipt receipt) {
+		if (answer.isDone() && !answer.isCompletedExceptionally()) {
+			Object answered = answer.join();
+			return (answered != null) ? ResponseEntity.ok(answered) : accepted(key, receipt);
+		}
 		DeferredResult<ResponseEntity<?>> result = new DeferredResult<>(patience.plus(SERVER_GRACE).toMillis(),
 				() -> accepted(key, receipt));
 		answer.whenComplete((answered, failure) -> {

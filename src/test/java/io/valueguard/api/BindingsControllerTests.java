@@ -218,12 +218,14 @@ class BindingsControllerTests {
 	void shouldAcceptAsWithoutWaitWhenNoRulingCame() throws Exception {
 		ClaimPublisher.Receipt receipt = new ClaimPublisher.Receipt("bob", "phone", "valueguard.claims", 1, 7, 2000);
 		given(this.publisher.publishWaitedFor("bob", "phone")).willReturn(receipt);
-		given(this.rulings.ruling(receipt, Duration.ofMillis(200))).willReturn(CompletableFuture.completedFuture(null));
+		CompletableFuture<@Nullable Ruling> none = new CompletableFuture<>();
+		given(this.rulings.ruling(receipt, Duration.ofMillis(200))).willReturn(none);
 
 		MvcResult waited = this.mvc
 			.perform(put("/api/bindings/bob").param("wait", "200ms").contentType(MediaType.TEXT_PLAIN).content("phone"))
 			.andExpect(request().asyncStarted())
 			.andReturn();
+		none.complete(null);
 		this.mvc.perform(asyncDispatch(waited))
 			.andExpect(status().isAccepted())
 			.andExpect(header().string("Location", "/api/bindings/bob"))
@@ -231,15 +233,29 @@ class BindingsControllerTests {
 	}
 
 	@Test
+	void shouldAnswerAtOnceWhenTheWaitWasRefused() throws Exception {
+		ClaimPublisher.Receipt receipt = new ClaimPublisher.Receipt("bob", "phone", "valueguard.claims", 1, 7, 2000);
+		given(this.publisher.publishWaitedFor("bob", "phone")).willReturn(receipt);
+		// as many requests wait already as may: the answer is known before the handler returns
+		given(this.rulings.ruling(receipt, Duration.ofSeconds(5))).willReturn(CompletableFuture.completedFuture(null));
+
+		this.mvc.perform(put("/api/bindings/bob").param("wait", "5s").contentType(MediaType.TEXT_PLAIN).content("phone"))
+			.andExpect(request().asyncNotStarted())
+			.andExpect(status().isAccepted())
+			.andExpect(header().string("Location", "/api/bindings/bob"));
+	}
+
+	@Test
 	void shouldAnswerAWaitedReleaseOnceItHasTakenEffect() throws Exception {
 		ClaimPublisher.Receipt receipt = new ClaimPublisher.Receipt("bob", null, "valueguard.claims", 1, 8, 2000);
 		given(this.publisher.publish("bob", null)).willReturn(receipt);
-		given(this.rulings.release(receipt, Duration.ofSeconds(2)))
-			.willReturn(CompletableFuture.completedFuture(Release.of("bob", 2000)));
+		CompletableFuture<@Nullable Release> release = new CompletableFuture<>();
+		given(this.rulings.release(receipt, Duration.ofSeconds(2))).willReturn(release);
 
 		MvcResult waited = this.mvc.perform(delete("/api/bindings/bob").param("wait", "2s"))
 			.andExpect(request().asyncStarted())
 			.andReturn();
+		release.complete(Release.of("bob", 2000));
 		this.mvc.perform(asyncDispatch(waited)).andExpect(status().isOk()).andExpect(jsonPath("$.key").value("bob"));
 	}
 
