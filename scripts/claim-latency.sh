@@ -15,9 +15,10 @@
 #     for each value, alternately through either instance: how long until each ruling, and how many got none (202);
 #     the scenario that once starved the stream threads (docs/benchmarks.md, "One wait loop"); and how long lookups
 #     on either instance took while the claims waited.
-#   - with WAITERS=<n>: n connections (wrk) send synchronous claims (?wait=5s) of fresh keys back to back for 10 s,
-#     while 2 more look up a key: how many claims were answered with their ruling (200) and how many 202 at once
-#     (valueguard.query.max-waiting reached), and the lookups' rate and latency meanwhile. Needs wrk.
+#   - with WAITERS=<n>: n connections (wrk) send synchronous claims (?wait=5s) of fresh keys back to back for 10 s:
+#     how many were answered with their ruling (200) and how many 202 at once (valueguard.query.max-waiting
+#     reached), and the instance's CPU per request (its local broker included); then 10 s more with 2 connections
+#     looking up a key beside them: the lookups' rate and latency. Needs wrk.
 #
 #   scripts/claim-latency.sh [claims per measurement, default 100]
 #   BASELINE_JAR=/tmp/valueguard-before.jar scripts/claim-latency.sh 200
@@ -85,9 +86,20 @@ open_claims() {
   wait "${senders[@]}"
 }
 
+waiters_line() {
+  # $1: name, $2: the instance's CPU ticks meanwhile (empty: not measured), $3: wrk's report
+  awk -v name="$1" -v ticks="$2" -v hz="$(getconf CLK_TCK)" '
+    /^outcomes/ {r = $2; a = $3; o = $4}
+    $1 == "50%" {p50 = $2} $1 == "99%" {p99 = $2}
+    END {
+      cpu = (ticks != "" && r + a + o > 0) ? sprintf("; instance CPU %.2f ms per request", ticks * 1000 / hz / (r + a + o)) : ""
+      printf "%-70s %d ruled (200), %d answered 202, %d other; p50 %s, p99 %s%s\n", name, r, a, o, p50, p99, cpu
+    }' "$3"
+}
+
 waiters() {
-  # $1: name. WAITERS connections send synchronous claims of fresh keys and values back to back for 10 s, while 2
-  # more look up a key: how many claims got their ruling, and whether lookups kept their pace.
+  # $1: name. WAITERS connections send synchronous claims of fresh keys and values back to back for 10 s: how many
+  # got their ruling, at what CPU; then 10 s more with 2 connections looking up a key: whether lookups kept their pace.
   cat > "$work/wait.lua" <<'LUA'
 local threads = {}
 function setup(thread)
@@ -112,16 +124,19 @@ function done(summary, latency, requests)
   io.write(string.format("outcomes %d %d %d\n", r, a, o))
 end
 LUA
+  # alone first, for the instance's CPU per request (its local broker included; user + system ticks from /proc)
+  local ticks_before ticks_after
+  ticks_before=$(awk '{print $14 + $15}' "/proc/$pid/stat")
+  wrk -t2 -c"$WAITERS" -d10s --timeout 10s --latency -s "$work/wait.lua" http://localhost:18080 > "$work/waiters.txt"
+  ticks_after=$(awk '{print $14 + $15}' "/proc/$pid/stat")
+  waiters_line "$1: $WAITERS connections waiting" $((ticks_after - ticks_before)) "$work/waiters.txt"
+  # then with lookups beside them
   wrk -t1 -c2 -d12s --latency http://localhost:18080/api/bindings/warm-1 > "$work/lookups.txt" &
   local lookups=$!
   sleep 1
   wrk -t2 -c"$WAITERS" -d10s --timeout 10s --latency -s "$work/wait.lua" http://localhost:18080 > "$work/waiters.txt"
   wait "$lookups"
-  awk -v name="$1: $WAITERS connections waiting" '
-    /^outcomes/ {r = $2; a = $3; o = $4}
-    $1 == "50%" {p50 = $2} $1 == "99%" {p99 = $2}
-    END {printf "%-70s %d ruled (200), %d answered 202, %d other; p50 %s, p99 %s\n", name, r, a, o, p50, p99}' \
-    "$work/waiters.txt"
+  waiters_line "$1: $WAITERS connections waiting, lookups beside" "" "$work/waiters.txt"
   awk -v name="$1: lookups meanwhile (2 connections)" '
     /Requests\/sec/ {rps = $2} $1 == "50%" {p50 = $2} $1 == "99%" {p99 = $2}
     END {printf "%-70s %s/s, p50 %s, p99 %s\n", name, rps, p50, p99}' "$work/lookups.txt"
