@@ -365,11 +365,7 @@ abstract class ValueGuardScenarios {
 		String value = "lamp-" + this.run;
 		claimAndAwaitBinding(key, value);
 		String keys = this.streamsClients.applicationId(StreamsClients.BINDINGS);
-		StreamsBuilderFactoryBean factory = this.streamsClients.all()
-			.stream()
-			.filter((candidate) -> keys.equals(StreamsClients.applicationIdOf(candidate)))
-			.findFirst()
-			.orElseThrow();
+		StreamsBuilderFactoryBean factory = this.streamsClients.factoryFor(StreamsClients.BINDINGS).orElseThrow();
 		// Kafka Streams appends each thread's number to the instance's name
 		String member = factory.getStreamsConfiguration().getProperty(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG) + "-1";
 		KafkaStreams before = this.streamsClients.forStore(StreamsClients.BINDINGS).orElseThrow();

@@ -212,8 +212,7 @@ class BindingsController {
 	private static Object answered(CompletableFuture<?> answer, Duration patience, String key,
 			ClaimPublisher.Receipt receipt) {
 		if (answer.isDone() && !answer.isCompletedExceptionally()) {
-			Object answered = answer.join();
-			return (answered != null) ? ResponseEntity.ok(answered) : accepted(key, receipt);
+			return response(answer.join(), key, receipt);
 		}
 		DeferredResult<ResponseEntity<?>> result = new DeferredResult<>(patience.plus(SERVER_GRACE).toMillis(),
 				() -> accepted(key, receipt));
@@ -222,10 +221,15 @@ class BindingsController {
 				result.setErrorResult(failure);
 			}
 			else {
-				result.setResult((answered != null) ? ResponseEntity.ok(answered) : accepted(key, receipt));
+				result.setResult(response(answered, key, receipt));
 			}
 		});
 		return result;
+	}
+
+	/** 200 with the answer, or 202 as without waiting when there was none. */
+	private static ResponseEntity<?> response(@Nullable Object answered, String key, ClaimPublisher.Receipt receipt) {
+		return (answered != null) ? ResponseEntity.ok(answered) : accepted(key, receipt);
 	}
 
 	private static ResponseEntity<ClaimPublisher.Receipt> accepted(String key, ClaimPublisher.Receipt receipt) {

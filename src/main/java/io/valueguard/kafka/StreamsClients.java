@@ -67,6 +67,12 @@ public class StreamsClients {
 
 	/** The client that holds {@code store}, while it has been started. */
 	public Optional<KafkaStreams> forStore(String store) {
+		// the factory bean stays, its client is replaced when the supervisor restarts it
+		return factoryFor(store).map(StreamsBuilderFactoryBean::getKafkaStreams);
+	}
+
+	/** The factory bean of the stage that holds {@code store}: its configuration, and its client once started. */
+	public Optional<StreamsBuilderFactoryBean> factoryFor(String store) {
 		StreamsBuilderFactoryBean factory = this.factories.get(store);
 		if (factory == null) {
 			String applicationId = applicationId(store);
@@ -79,8 +85,7 @@ public class StreamsClients {
 			}
 			this.factories.put(store, factory);
 		}
-		// the factory bean stays, its client is replaced when the supervisor restarts it
-		return Optional.ofNullable(factory.getKafkaStreams());
+		return Optional.of(factory);
 	}
 
 	/**
