@@ -3,6 +3,8 @@ package io.valueguard.benchmark;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -106,14 +108,21 @@ class ThroughputBenchmark {
 					+ "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
 			System.out.print(report);
 			StringBuilder seedReport = new StringBuilder();
+			List<Integer> chosen = new ArrayList<>();
 			for (int i = 0; i < settings.size(); i++) {
-				if (!ONLY.isBlank() && !List.of(ONLY.split(",")).contains(Integer.toString(i + 1))) {
-					continue;
+				if (ONLY.isBlank() || List.of(ONLY.split(",")).contains(Integer.toString(i + 1))) {
+					chosen.add(i);
 				}
-				Setting setting = settings.get(i);
-				List<Double> ratios = new ArrayList<>();
-				List<Double> laterRatios = new ArrayList<>();
-				for (int round = 1; round <= ROUNDS; round++) {
+			}
+			// rounds go through the chosen rows in turn, so that the machine's drift over the run (a broker warming up,
+			// a neighbour's load) falls on every row alike; the table lists each row's rounds together
+			Map<Integer, StringBuilder> rows = new LinkedHashMap<>();
+			Map<Integer, List<Double>> ratios = new HashMap<>();
+			Map<Integer, List<Double>> laterRatios = new HashMap<>();
+			Map<Integer, List<Double>> rates = new HashMap<>();
+			for (int round = 1; round <= ROUNDS; round++) {
+				for (int i : chosen) {
+					Setting setting = settings.get(i);
 					Run baseline = Runs.baseline(broker, admin, work, WORKLOAD, setting);
 					Run seed = (SEED_DESIGN && WORKLOAD.exactlyOnce() && i == 0)
 							? Runs.seedDesign(broker, admin, work, WORKLOAD, setting) : null;
@@ -123,18 +132,20 @@ class ThroughputBenchmark {
 						seedReport.append(row);
 						System.out.print(row);
 					}
-					ratios.add(valueGuard.claimsPerSecond() / baseline.claimsPerSecond());
+					double ratio = valueGuard.claimsPerSecond() / baseline.claimsPerSecond();
+					ratios.computeIfAbsent(i, (row) -> new ArrayList<>()).add(ratio);
+					rates.computeIfAbsent(i, (row) -> new ArrayList<>()).add(valueGuard.claimsPerSecond());
 					String name = (ROUNDS > 1) ? setting.name() + ", round " + round : setting.name();
 					double lastThreeQuarters = valueGuard.lastThreeQuartersPerSecond()
 							/ baseline.lastThreeQuartersPerSecond();
-					laterRatios.add(lastThreeQuarters);
+					laterRatios.computeIfAbsent(i, (row) -> new ArrayList<>()).add(lastThreeQuarters);
 					String row = String.format(Locale.ROOT,
 							"| %s | %,.0f claims/s | %,.0f claims/s | %.2f | %s / %s | %s / %s | %s / %s | %s | %,d / %,d |%n",
-							name, baseline.claimsPerSecond(), valueGuard.claimsPerSecond(),
-							ratios.get(ratios.size() - 1), baseline.cpu(), valueGuard.cpu(), baseline.writes(),
-							valueGuard.writes(), baseline.busiestThreadShare(), valueGuard.busiestThreadShare(),
-							ratio(lastThreeQuarters), baseline.peakResidentMib(), valueGuard.peakResidentMib());
-					report.append(row);
+							name, baseline.claimsPerSecond(), valueGuard.claimsPerSecond(), ratio, baseline.cpu(),
+							valueGuard.cpu(), baseline.writes(), valueGuard.writes(), baseline.busiestThreadShare(),
+							valueGuard.busiestThreadShare(), ratio(lastThreeQuarters), baseline.peakResidentMib(),
+							valueGuard.peakResidentMib());
+					rows.computeIfAbsent(i, (each) -> new StringBuilder()).append(row);
 					System.out.print(row);
 					details.append(String.format(Locale.ROOT,
 							"%s: ValueGuard's offsets per claim by topic: %s claims per commit of each stage: %s; CPU "
@@ -148,12 +159,26 @@ class ThroughputBenchmark {
 							baseline.millis(), valueGuard.millis(), baseline.brokerRequestsPerThousandClaims(),
 							valueGuard.brokerRequestsPerThousandClaims()));
 				}
-				if (ROUNDS > 1) {
+			}
+			rows.values().forEach(report::append);
+			if (ROUNDS > 1) {
+				for (int i : chosen) {
 					details.append(String.format(Locale.ROOT,
 							"%s: median ratio of %d rounds %s (%s); over the last three quarters %s (%s)%n",
-							setting.name(), ROUNDS, ratio(median(ratios)), joined(ratios), ratio(median(laterRatios)),
-							joined(laterRatios)));
+							settings.get(i).name(), ROUNDS, ratio(median(ratios.get(i))), joined(ratios.get(i)),
+							ratio(median(laterRatios.get(i))), joined(laterRatios.get(i))));
 				}
+			}
+			int compared = settings.size() - 1;
+			if (!COMPARE_JAR.isBlank() && chosen.contains(0) && chosen.contains(compared)) {
+				// the two builds' own rates, round by round: a ratio that no plain-table run in between can move
+				List<Double> builds = new ArrayList<>();
+				for (int round = 0; round < ROUNDS; round++) {
+					builds.add(rates.get(0).get(round) / rates.get(compared).get(round));
+				}
+				details.append(String.format(Locale.ROOT,
+						"this build's ValueGuard against %s's, claims/s in the same round: median %s (%s)%n",
+						COMPARE_JAR, ratio(median(builds)), joined(builds)));
 			}
 			if (!seedReport.isEmpty()) {
 				report.append('\n').append(SEED_HEADER).append(seedReport);

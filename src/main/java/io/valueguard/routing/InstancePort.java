@@ -25,7 +25,6 @@ import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.Ordered;
-import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.web.filter.OncePerRequestFilter;
 
@@ -40,14 +39,8 @@ import org.springframework.web.filter.OncePerRequestFilter;
 class InstancePort {
 
 	@Bean
-	ProtocolConnector instanceProtocolConnector(QueryProperties properties, Environment environment) {
-		int port = properties.internalPort();
-		Integer apiPort = environment.getProperty("server.port", Integer.class);
-		if (apiPort != null && apiPort == port) {
-			throw new IllegalStateException("valueguard.query.internal-port (" + port + ") must differ from server.port: "
-					+ "it gives the instance protocol a port of its own; leave it unset to share the API port");
-		}
-		return new ProtocolConnector(port);
+	ProtocolConnector instanceProtocolConnector(QueryProperties properties) {
+		return new ProtocolConnector(properties.internalPort());
 	}
 
 	@Bean
@@ -69,7 +62,10 @@ class InstancePort {
 
 	}
 
-	/** Adds the protocol's connector, after Spring Boot's customizers have given the factory its SSL settings. */
+	/**
+	 * Adds the protocol's connector, after Spring Boot's customizers have given the factory its port and SSL settings;
+	 * refuses the API's port.
+	 */
 	static final class ProtocolConnector implements WebServerFactoryCustomizer<TomcatServletWebServerFactory>, Ordered {
 
 		private static final Log logger = LogFactory.getLog(ProtocolConnector.class);
@@ -82,6 +78,12 @@ class InstancePort {
 
 		@Override
 		public void customize(TomcatServletWebServerFactory factory) {
+			// the factory's port is the API's as resolved, Spring Boot's default included; 0 on both is two free ports
+			if (this.port != 0 && this.port == factory.getPort()) {
+				throw new IllegalStateException("valueguard.query.internal-port (" + this.port + ") must differ from "
+						+ "server.port (" + factory.getPort() + "): it gives the instance protocol a port of its own; "
+						+ "leave it unset to share the API port");
+			}
 			Connector connector = new Connector(factory.getProtocol());
 			connector.setPort(this.port);
 			Ssl ssl = factory.getSsl();

@@ -4,11 +4,13 @@ import io.valueguard.config.QueryProperties;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.tomcat.servlet.TomcatServletWebServerFactory;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /** The protocol's own port is on only with a port number, and never on the API's port. */
 class InstancePortTests {
@@ -40,11 +42,29 @@ class InstancePortTests {
 
 	@Test
 	void shouldRefuseTheApiPortWithAMessageNamingBothSettings() {
-		this.runner.withPropertyValues("valueguard.query.internal-port=8080", "server.port=8080")
-			.run((context) -> assertThat(context).hasFailed()
-				.getFailure()
-				.rootCause()
-				.hasMessageContaining("valueguard.query.internal-port (8080) must differ from server.port"));
+		TomcatServletWebServerFactory api = new TomcatServletWebServerFactory(9090);
+		assertThatIllegalStateException().isThrownBy(() -> new InstancePort.ProtocolConnector(9090).customize(api))
+			.withMessageContaining("valueguard.query.internal-port (9090) must differ from server.port (9090)");
+		assertThat(api.getAdditionalConnectors()).isEmpty();
+	}
+
+	@Test
+	void shouldRefuseSpringBootsDefaultApiPortWhenServerPortIsUnset() {
+		assertThatIllegalStateException()
+			.isThrownBy(() -> new InstancePort.ProtocolConnector(8080).customize(new TomcatServletWebServerFactory()))
+			.withMessageContaining("must differ from server.port (8080)");
+	}
+
+	@Test
+	void shouldAddAConnectorOnItsOwnPort() {
+		TomcatServletWebServerFactory api = new TomcatServletWebServerFactory(8080);
+		new InstancePort.ProtocolConnector(8082).customize(api);
+		assertThat(api.getAdditionalConnectors()).singleElement()
+			.satisfies((connector) -> assertThat(connector.getPort()).isEqualTo(8082));
+		// two free ports, as tests ask for them
+		TomcatServletWebServerFactory random = new TomcatServletWebServerFactory(0);
+		new InstancePort.ProtocolConnector(0).customize(random);
+		assertThat(random.getAdditionalConnectors()).hasSize(1);
 	}
 
 }
