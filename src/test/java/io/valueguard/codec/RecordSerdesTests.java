@@ -15,7 +15,6 @@ import io.valueguard.owners.Owner;
 import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.serialization.Serde;
 import org.junit.jupiter.api.Test;
-import tools.jackson.databind.json.JsonMapper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -108,22 +107,6 @@ class RecordSerdesTests {
 			.serialize("t", new EvictionEvent("a", "v", "b", 1, 2, 3, Verdict.Reason.SUPERSEDED));
 		assertThat(new String(json)).isEqualTo("{\"key\":\"a\",\"value\":\"v\",\"evictedBy\":\"b\",\"claimTimestamp\":1,"
 				+ "\"evictedByTimestamp\":2,\"evictionTimestamp\":3,\"reason\":\"SUPERSEDED\"}");
-	}
-
-	@Test
-	void shouldWriteEvictionEventsAsDataBindingWroteThem() {
-		// the events are written field by field; users' consumers were written against what data binding produced
-		JsonMapper binding = JsonMapper.builder().build();
-		List<EvictionEvent> events = List.of(new EvictionEvent("a", "v", "b", 1, 2, 3, Verdict.Reason.SUPERSEDED),
-				new EvictionEvent("q\"uote\\back\nline\u0001\u007f", "\u00e4\u4E2D\uD83D\uDE00", "</script>", Long.MIN_VALUE,
-						Long.MAX_VALUE, 0, Verdict.Reason.LATE),
-				new EvictionEvent("k", "v", "w", -1, 7, 9, Verdict.Reason.REFUSED));
-		Serde<EvictionEvent> serde = new EvictionEventSerde();
-		for (EvictionEvent event : events) {
-			byte[] written = serde.serializer().serialize("t", event);
-			assertThat(written).isEqualTo(binding.writeValueAsBytes(event));
-			assertThat(serde.deserializer().deserialize("t", written)).isEqualTo(event);
-		}
 	}
 
 	@Test
