@@ -3,6 +3,7 @@ package io.valueguard.api;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 
 import io.swagger.v3.oas.annotations.Hidden;
@@ -217,6 +218,10 @@ class BindingsController {
 		DeferredResult<ResponseEntity<?>> result = new DeferredResult<>(patience.plus(SERVER_GRACE).toMillis(),
 				() -> accepted(key, receipt));
 		answer.whenComplete((answered, failure) -> {
+			if (failure instanceof CancellationException) {
+				// cancelled below: the request has ended already
+				return;
+			}
 			if (failure != null) {
 				result.setErrorResult(failure);
 			}
@@ -224,6 +229,9 @@ class BindingsController {
 				result.setResult(response(answered, key, receipt));
 			}
 		});
+		// the request ended (answered, or the client went away, or the server's timeout): whatever still waits for it
+		// stops, and frees its place among the max-waiting at once
+		result.onCompletion(() -> answer.cancel(false));
 		return result;
 	}
 

@@ -1,6 +1,7 @@
 package io.valueguard.api;
 
 import java.time.Duration;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -47,12 +48,17 @@ class ClaimRulings implements AutoCloseable {
 
 	private final boolean firstWins;
 
-	/** {@code valueguard_waits_total{outcome}}: answered, expired (202 after the wait), refused (202 at once). */
+	/**
+	 * {@code valueguard_waits_total{outcome}}: answered, expired (202 after the wait), refused (202 at once), abandoned
+	 * (the request ended before its answer: the client went away).
+	 */
 	private final Counter answered;
 
 	private final Counter expired;
 
 	private final Counter refused;
+
+	private final Counter abandoned;
 
 	/** {@code valueguard_waits_duration_seconds{kind}}: how long answered waits took, by what they waited for. */
 	private final Timer claimTime;
@@ -73,6 +79,7 @@ class ClaimRulings implements AutoCloseable {
 		this.answered = waits(registry, "answered");
 		this.expired = waits(registry, "expired");
 		this.refused = waits(registry, "refused");
+		this.abandoned = waits(registry, "abandoned");
 		this.claimTime = waitTime(registry, "claim");
 		this.releaseTime = waitTime(registry, "release");
 		this.erasureTime = waitTime(registry, "erasure");
@@ -91,8 +98,9 @@ class ClaimRulings implements AutoCloseable {
 
 	private static Counter waits(MeterRegistry registry, String outcome) {
 		return Counter.builder("valueguard.waits")
-			.description("Synchronous writes by how their wait ended: answered, expired without a ruling (202), or "
-					+ "refused a wait because max-waiting requests waited already (202 at once)")
+			.description("Synchronous writes by how their wait ended: answered, expired without a ruling (202), "
+					+ "refused a wait because max-waiting requests waited already (202 at once), or abandoned when "
+					+ "the request ended first (the client went away)")
 			.tag("outcome", outcome)
 			.register(registry);
 	}
@@ -128,22 +136,43 @@ class ClaimRulings implements AutoCloseable {
 			return CompletableFuture.completedFuture(null);
 		}
 		long started = System.nanoTime();
+		CompletableFuture<@Nullable T> waiting;
 		try {
-			return answer.get().whenComplete((answered, failure) -> {
-				this.waiting.release();
-				if (answered != null) {
-					answerTime.record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
-					this.answered.increment();
-				}
-				else {
-					this.expired.increment();
-				}
-			});
+			waiting = answer.get();
 		}
 		catch (RuntimeException ex) {
 			this.waiting.release();
 			throw ex;
 		}
+		CompletableFuture<@Nullable T> result = new CompletableFuture<>();
+		waiting.whenComplete((answered, failure) -> {
+			this.waiting.release();
+			if (answered != null) {
+				answerTime.record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
+				this.answered.increment();
+			}
+			else if (failure instanceof CancellationException) {
+				this.abandoned.increment();
+			}
+			else {
+				this.expired.increment();
+			}
+			// only now, so that whoever the answer reaches finds the permit back
+			if (failure != null) {
+				result.completeExceptionally(failure);
+			}
+			else {
+				result.complete(answered);
+			}
+		});
+		// a caller that no longer wants the answer (its client went away) cancels it: the wait ends at once, and with
+		// it its permit and its place in the loop's reads, instead of lasting out its patience for nobody
+		result.whenComplete((answered, failure) -> {
+			if (result.isCancelled()) {
+				waiting.cancel(false);
+			}
+		});
+		return result;
 	}
 
 	@Override

@@ -89,7 +89,7 @@ final class WaitLoop implements AutoCloseable {
 
 	/**
 	 * The wait's answer, which completes with null when there was none within {@code patience}. No thread waits
-	 * meanwhile: the loop's round or the timeout completes it.
+	 * meanwhile: the loop's round or the timeout completes it. Cancelling it ends the wait at once.
 	 */
 	<T> CompletableFuture<@Nullable T> submit(Wait<T> wait, Duration patience) {
 		// added before the removal is attached, so that an answer as quick as the timeout cannot leave it behind
@@ -97,11 +97,11 @@ final class WaitLoop implements AutoCloseable {
 		if (this.closed) {
 			wait.answer.complete(null);
 		}
-		CompletableFuture<@Nullable T> answer = wait.answer
-			.completeOnTimeout(null, patience.toNanos(), TimeUnit.NANOSECONDS)
-			.whenComplete((answered, failure) -> this.waits.remove(wait));
+		wait.answer.completeOnTimeout(null, patience.toNanos(), TimeUnit.NANOSECONDS);
+		// on the wait's own future, not on a stage after it: a stage completed by a cancel skips its action
+		wait.answer.whenComplete((answered, failure) -> this.waits.remove(wait));
 		LockSupport.unpark(started());
-		return answer;
+		return wait.answer;
 	}
 
 	private synchronized Thread started() {

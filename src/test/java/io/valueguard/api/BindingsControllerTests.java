@@ -1,5 +1,6 @@
 package io.valueguard.api;
 
+import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
@@ -14,18 +15,23 @@ import io.valueguard.routing.LookupRouter;
 import io.valueguard.routing.OwnerView;
 import io.valueguard.routing.Page;
 import io.valueguard.routing.StoreUnavailableException;
+import jakarta.servlet.AsyncEvent;
+import jakarta.servlet.AsyncListener;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.convert.DurationStyle;
 import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.boot.webmvc.test.autoconfigure.WebMvcTest;
 import org.springframework.http.MediaType;
+import org.springframework.mock.web.MockAsyncContext;
 import org.springframework.test.context.bean.override.mockito.MockitoBean;
 import org.springframework.test.web.servlet.MockMvc;
 import org.springframework.test.web.servlet.MvcResult;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.mockito.ArgumentMatchers.anyString;
 import static org.mockito.ArgumentMatchers.eq;
@@ -194,15 +200,8 @@ class BindingsControllerTests {
 
 	@Test
 	void shouldAnswerTheRulingWhenAskedToWaitWithoutHoldingTheRequestThread() throws Exception {
-		ClaimPublisher.Receipt receipt = new ClaimPublisher.Receipt("bob", "phone", "valueguard.claims", 1, 7, 2000);
-		given(this.publisher.publishWaitedFor("bob", "phone")).willReturn(receipt);
 		CompletableFuture<@Nullable Ruling> ruling = new CompletableFuture<>();
-		given(this.rulings.ruling(receipt, Duration.ofSeconds(5))).willReturn(ruling);
-
-		MvcResult waiting = this.mvc
-			.perform(put("/api/bindings/bob").param("wait", "5s").contentType(MediaType.TEXT_PLAIN).content("phone"))
-			.andExpect(request().asyncStarted())
-			.andReturn();
+		MvcResult waiting = waitingClaim("5s", ruling);
 		// the handler has returned, and the thread with it: the answer comes when the ruling does
 		assertThatIllegalStateException().as("no answer yet").isThrownBy(() -> waiting.getAsyncResult(0));
 		ruling.complete(new Ruling("bob", "phone", 2000, Ruling.Outcome.LOST, new Ruling.Holder("alice", 3000)));
@@ -215,21 +214,33 @@ class BindingsControllerTests {
 	}
 
 	@Test
-	void shouldAcceptAsWithoutWaitWhenNoRulingCame() throws Exception {
-		ClaimPublisher.Receipt receipt = new ClaimPublisher.Receipt("bob", "phone", "valueguard.claims", 1, 7, 2000);
-		given(this.publisher.publishWaitedFor("bob", "phone")).willReturn(receipt);
-		CompletableFuture<@Nullable Ruling> none = new CompletableFuture<>();
-		given(this.rulings.ruling(receipt, Duration.ofMillis(200))).willReturn(none);
+	void shouldStopWaitingWhenTheRequestEndsBeforeItsRuling() throws Exception {
+		CompletableFuture<@Nullable Ruling> ruling = new CompletableFuture<>();
+		MvcResult waiting = waitingClaim("30s", ruling);
+		// what the container does when the client goes away (HTTP/2 resets the stream): an error, then the end
+		MockAsyncContext async = (MockAsyncContext) waiting.getRequest().getAsyncContext();
+		AsyncEvent gone = new AsyncEvent(async, new IOException("Connection reset by peer"));
+		for (AsyncListener listener : async.getListeners()) {
+			listener.onError(gone);
+		}
+		for (AsyncListener listener : async.getListeners()) {
+			listener.onComplete(gone);
+		}
+		// the wait ends now, not after 30 s for nobody
+		assertThat(ruling).isCancelled();
+	}
 
-		MvcResult waited = this.mvc
-			.perform(put("/api/bindings/bob").param("wait", "200ms").contentType(MediaType.TEXT_PLAIN).content("phone"))
-			.andExpect(request().asyncStarted())
-			.andReturn();
+	@Test
+	void shouldAcceptAsWithoutWaitWhenNoRulingCame() throws Exception {
+		CompletableFuture<@Nullable Ruling> none = new CompletableFuture<>();
+		MvcResult waited = waitingClaim("200ms", none);
 		none.complete(null);
 		this.mvc.perform(asyncDispatch(waited))
 			.andExpect(status().isAccepted())
 			.andExpect(header().string("Location", "/api/bindings/bob"))
 			.andExpect(jsonPath("$.offset").value(7));
+		// a request that ended with its answer cancels nothing
+		assertThat(none).isCompletedWithValue(null);
 	}
 
 	@Test
@@ -267,6 +278,17 @@ class BindingsControllerTests {
 		this.mvc.perform(put("/api/bindings/bob").param("wait", "31s").contentType(MediaType.TEXT_PLAIN).content("x"))
 			.andExpect(status().isBadRequest());
 		verifyNoInteractions(this.publisher);
+	}
+
+	/** Bob claims a phone with {@code ?wait=}, and the ruling comes when the test completes it. */
+	private MvcResult waitingClaim(String wait, CompletableFuture<@Nullable Ruling> ruling) throws Exception {
+		ClaimPublisher.Receipt receipt = new ClaimPublisher.Receipt("bob", "phone", "valueguard.claims", 1, 7, 2000);
+		given(this.publisher.publishWaitedFor("bob", "phone")).willReturn(receipt);
+		given(this.rulings.ruling(receipt, DurationStyle.detectAndParse(wait))).willReturn(ruling);
+		return this.mvc
+			.perform(put("/api/bindings/bob").param("wait", wait).contentType(MediaType.TEXT_PLAIN).content("phone"))
+			.andExpect(request().asyncStarted())
+			.andReturn();
 	}
 
 }

@@ -109,6 +109,25 @@ class ClaimRulingsTests {
 	}
 
 	@Test
+	void shouldEndAWaitAtOnceWhenItsCallerNoLongerWantsTheAnswer() {
+		CompletableFuture<@Nullable Ruling> abandoned = this.rulings.ruling(receipt("kim", "van", 100),
+				Duration.ofSeconds(30));
+		await().until(() -> this.claimBatches.stream().anyMatch((batch) -> batch.contains("kim")));
+		assertThat(this.registry.get("valueguard.waiting.requests").gauge().value()).isOne();
+
+		abandoned.cancel(false);
+
+		// its permit back at once, not after its 30 s
+		assertThat(this.registry.get("valueguard.waiting.requests").gauge().value()).isZero();
+		assertThat(waits("abandoned")).isOne();
+		assertThat(waits("expired")).isZero();
+		// and out of the loop's reads: a later wait's round asks for that one alone
+		this.rulings.ruling(receipt("lee", "vale", 100), Duration.ofSeconds(30));
+		await().until(() -> this.claimBatches.get(this.claimBatches.size() - 1).contains("lee"));
+		assertThat(this.claimBatches.get(this.claimBatches.size() - 1)).containsExactly("lee");
+	}
+
+	@Test
 	void shouldTimeOnlyTheWaitsThatWereAnswered() {
 		Ruling none = this.rulings.ruling(receipt("kim", "van", 100), Duration.ofMillis(50)).join();
 
