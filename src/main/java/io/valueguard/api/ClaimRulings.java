@@ -21,6 +21,8 @@ import io.valueguard.routing.LookupRouter;
 import io.valueguard.routing.OwnerView;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.SmartLifecycle;
 import org.springframework.stereotype.Component;
 
 /**
@@ -39,7 +41,13 @@ import org.springframework.stereotype.Component;
  * their number.
  */
 @Component
-class ClaimRulings implements AutoCloseable {
+class ClaimRulings implements SmartLifecycle, AutoCloseable {
+
+	/**
+	 * How long waits still open when the instance begins to shut down may go on waiting for their ruling; the stream
+	 * threads still run meanwhile, and a ruling takes a few commit intervals.
+	 */
+	static final Duration LAST_CALL = Duration.ofSeconds(2);
 
 	private final WaitLoop loop;
 
@@ -173,6 +181,39 @@ class ClaimRulings implements AutoCloseable {
 			}
 		});
 		return result;
+	}
+
+	private volatile boolean running;
+
+	@Override
+	public void start() {
+		this.running = true;
+	}
+
+	@Override
+	public void stop() {
+		stop(() -> {
+		});
+	}
+
+	/** Answers the open waits within {@link #LAST_CALL}, before the server waits for its open requests to end. */
+	@Override
+	public void stop(Runnable callback) {
+		this.loop.drain(LAST_CALL, () -> {
+			this.running = false;
+			callback.run();
+		});
+	}
+
+	@Override
+	public boolean isRunning() {
+		return this.running;
+	}
+
+	/** Just before the web server's graceful shutdown, which then has no wait left to wait for. */
+	@Override
+	public int getPhase() {
+		return WebServerApplicationContext.GRACEFUL_SHUTDOWN_PHASE + 1;
 	}
 
 	@Override

@@ -10,6 +10,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 
@@ -80,6 +81,9 @@ final class WaitLoop implements AutoCloseable {
 
 	private volatile boolean closed;
 
+	/** Set once the instance begins to shut down: by when every wait is answered, and what runs then (once). */
+	private volatile @Nullable Drain drain;
+
 	private @Nullable String lastProblem;
 
 	WaitLoop(LookupRouter router, int maxBatch) {
@@ -97,7 +101,9 @@ final class WaitLoop implements AutoCloseable {
 		if (this.closed) {
 			wait.answer.complete(null);
 		}
-		wait.answer.completeOnTimeout(null, patience.toNanos(), TimeUnit.NANOSECONDS);
+		Drain draining = this.drain;
+		long patienceNanos = (draining != null) ? Math.min(patience.toNanos(), draining.left()) : patience.toNanos();
+		wait.answer.completeOnTimeout(null, Math.max(0, patienceNanos), TimeUnit.NANOSECONDS);
 		// on the wait's own future, not on a stage after it: a stage completed by a cancel skips its action
 		wait.answer.whenComplete((answered, failure) -> this.waits.remove(wait));
 		LockSupport.unpark(started());
@@ -113,10 +119,30 @@ final class WaitLoop implements AutoCloseable {
 		return this.thread;
 	}
 
+	/**
+	 * Answers every wait within {@code lastCall} from now, with its ruling if one comes by then and with null (202)
+	 * if not, and then runs {@code drained}, at once if nothing waits. The server drains its open requests before it
+	 * stops, and a wait whose client went away unseen (HTTP/1.1) would otherwise hold the shutdown for the rest of
+	 * its patience, up to half a minute. Waits that arrive meanwhile wait no longer than the last call.
+	 */
+	void drain(Duration lastCall, Runnable drained) {
+		Drain draining = new Drain(System.nanoTime() + lastCall.toNanos(), new AtomicReference<>(drained));
+		this.drain = draining;
+		// on time even while a round waits for a store that is not there (a rebalance, an instance going away)
+		CompletableFuture.delayedExecutor(lastCall.toNanos(), TimeUnit.NANOSECONDS)
+			.execute(() -> draining.end(this.waits));
+		LockSupport.unpark(started());
+	}
+
 	private void run() {
 		while (!this.closed) {
+			Drain draining = this.drain;
+			if (draining != null && (this.waits.isEmpty() || draining.left() <= 0)) {
+				draining.end(this.waits);
+			}
 			if (this.waits.isEmpty()) {
-				LockSupport.parkNanos(IDLE_NANOS);
+				// while a last call lasts, a wait that arrives is looked at as soon as an open one would be
+				LockSupport.parkNanos((draining != null && !draining.over()) ? POLL.toNanos() : IDLE_NANOS);
 				continue;
 			}
 			long started = System.nanoTime();
@@ -128,8 +154,9 @@ final class WaitLoop implements AutoCloseable {
 				problem(ex);
 			}
 			long took = System.nanoTime() - started;
+			long pause = Math.max(POLL.toNanos(), took);
 			try {
-				TimeUnit.NANOSECONDS.sleep(Math.max(POLL.toNanos(), took));
+				TimeUnit.NANOSECONDS.sleep((draining != null) ? Math.max(0, Math.min(pause, draining.left())) : pause);
 			}
 			catch (InterruptedException ex) {
 				return;
@@ -210,6 +237,10 @@ final class WaitLoop implements AutoCloseable {
 	public void close() {
 		this.closed = true;
 		this.waits.forEach((wait) -> wait.answer.complete(null));
+		Drain draining = this.drain;
+		if (draining != null) {
+			draining.end(this.waits);
+		}
 		Thread running;
 		synchronized (this) {
 			running = this.thread;
@@ -217,6 +248,28 @@ final class WaitLoop implements AutoCloseable {
 		if (running != null) {
 			running.interrupt();
 		}
+	}
+
+	/** A shutdown's last call: its deadline on {@link System#nanoTime()}, and what to run once it is over. */
+	private record Drain(long deadline, AtomicReference<@Nullable Runnable> drained) {
+
+		long left() {
+			return this.deadline - System.nanoTime();
+		}
+
+		boolean over() {
+			return this.drained.get() == null;
+		}
+
+		/** Answers what still waits with null, and runs {@code drained} the first time only. */
+		void end(Set<Wait<?>> waits) {
+			waits.forEach((wait) -> wait.answer.complete(null));
+			Runnable then = this.drained.getAndSet(null);
+			if (then != null) {
+				then.run();
+			}
+		}
+
 	}
 
 }

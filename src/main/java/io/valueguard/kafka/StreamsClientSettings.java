@@ -12,6 +12,7 @@ import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.state.HostInfo;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.core.env.Environment;
 import org.springframework.kafka.config.KafkaStreamsCustomizer;
 import org.springframework.kafka.config.StreamsBuilderFactoryBean;
@@ -55,8 +56,17 @@ class StreamsClientSettings implements StreamsBuilderFactoryBeanConfigurer {
 		this.customizers = customizers;
 	}
 
+	/**
+	 * The stages' clients close after the web server has drained its open requests, as the binder's manager of them
+	 * does: at Spring Kafka's phase for them, which is higher, they closed first, so the lookups and synchronous
+	 * writes the server was letting finish could no longer be answered (their stores closed under them).
+	 */
+	static final int PHASE = WebServerApplicationContext.GRACEFUL_SHUTDOWN_PHASE - 1;
+
 	@Override
 	public void configure(StreamsBuilderFactoryBean factoryBean) {
+		// the binder starts them itself, so the phase only orders their stop
+		factoryBean.setPhase(PHASE);
 		factoryBean.setLeaveGroupOnClose(this.streams.leaveGroupOnClose());
 		factoryBean.setCloseTimeout((int) this.streams.closeTimeout().toSeconds());
 		Properties configuration = factoryBean.getStreamsConfiguration();

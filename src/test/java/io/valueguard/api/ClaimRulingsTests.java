@@ -23,6 +23,8 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.mockito.ArgumentMatchers.any;
@@ -125,6 +127,47 @@ class ClaimRulingsTests {
 		this.rulings.ruling(receipt("lee", "vale", 100), Duration.ofSeconds(30));
 		await().until(() -> this.claimBatches.get(this.claimBatches.size() - 1).contains("lee"));
 		assertThat(this.claimBatches.get(this.claimBatches.size() - 1)).containsExactly("lee");
+	}
+
+	@Test
+	void shouldAnswerTheOpenWaitsWithinTheLastCallWhenTheInstanceShutsDown() {
+		// a wait whose client went away unseen, with 30 s left, and one whose ruling comes during the last call
+		CompletableFuture<@Nullable Ruling> unanswered = this.rulings.ruling(receipt("kim", "van", 100),
+				Duration.ofSeconds(30));
+		CompletableFuture<@Nullable Ruling> ruled = this.rulings.ruling(receipt("lee", "vale", 100),
+				Duration.ofSeconds(30));
+		await().until(() -> this.claimBatches.stream().anyMatch((batch) -> batch.size() == 2));
+		AtomicInteger drained = new AtomicInteger();
+		long stopping = System.nanoTime();
+
+		this.rulings.stop(drained::incrementAndGet);
+		this.claims.put("lee", new ClaimView("lee", "vale", 100, true, false, false));
+		this.owners.put("vale", new OwnerView("vale", "lee", 100));
+
+		assertThat(ruled).succeedsWithin(Duration.ofSeconds(1)).extracting(Ruling::outcome).isEqualTo(Ruling.Outcome.BOUND);
+		assertThat(unanswered).succeedsWithin(ClaimRulings.LAST_CALL.plusSeconds(2)).isNull();
+		await().until(() -> drained.get() == 1);
+		assertThat(Duration.ofNanos(System.nanoTime() - stopping)).isGreaterThanOrEqualTo(ClaimRulings.LAST_CALL)
+			.isLessThan(Duration.ofSeconds(10));
+		assertThat(this.rulings.isRunning()).isFalse();
+		assertThat(this.registry.get("valueguard.waiting.requests").gauge().value()).isZero();
+		// a write that comes during the server's own drain waits no longer than the last call did
+		assertThat(this.rulings.ruling(receipt("may", "vine", 100), Duration.ofSeconds(30)))
+			.succeedsWithin(Duration.ofSeconds(1))
+			.isNull();
+	}
+
+	@Test
+	void shouldStopAtOnceWhenNothingWaitsAndBeforeTheServerDrainsItsRequests() {
+		AtomicInteger drained = new AtomicInteger();
+		this.rulings.start();
+		assertThat(this.rulings.isRunning()).isTrue();
+
+		this.rulings.stop(drained::incrementAndGet);
+
+		await().atMost(Duration.ofSeconds(1)).until(() -> drained.get() == 1);
+		// Spring stops the higher phase first
+		assertThat(this.rulings.getPhase()).isGreaterThan(WebServerApplicationContext.GRACEFUL_SHUTDOWN_PHASE);
 	}
 
 	@Test

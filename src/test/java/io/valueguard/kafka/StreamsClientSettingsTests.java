@@ -2,7 +2,14 @@ package io.valueguard.kafka;
 
 import java.util.Properties;
 
+import io.valueguard.support.TestProperties;
 import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.support.StaticListableBeanFactory;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.kafka.config.KafkaStreamsCustomizer;
+import org.springframework.kafka.config.StreamsBuilderFactoryBean;
+import org.springframework.mock.env.MockEnvironment;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -49,6 +56,24 @@ class StreamsClientSettingsTests {
 
 		assertThat(forProducers.getProperty("producer.retry.backoff.ms")).isEqualTo("50");
 		assertThat(forAllClients).doesNotContainKey("producer.retry.backoff.ms");
+	}
+
+	@Test
+	void shouldCloseTheStagesAfterTheWebServerHasDrainedItsRequests() {
+		MockEnvironment environment = new MockEnvironment().withProperty(
+				"spring.cloud.stream.kafka.streams.binder.configuration.application.server", "localhost:8080");
+		StreamsClientSettings settings = new StreamsClientSettings(TestProperties.defaults(), environment,
+				new StreamThreadFailures(TestProperties.defaults()), new StaticListableBeanFactory()
+					.getBeanProvider(KafkaStreamsCustomizer.class));
+		StreamsBuilderFactoryBean factoryBean = new StreamsBuilderFactoryBean();
+		assertThat(factoryBean.getPhase()).as("Spring Kafka's own").isGreaterThan(
+				WebServerApplicationContext.GRACEFUL_SHUTDOWN_PHASE);
+
+		settings.configure(factoryBean);
+
+		// Spring stops the higher phase first: the server's drain, then the stages
+		assertThat(factoryBean.getPhase()).isLessThan(WebServerApplicationContext.GRACEFUL_SHUTDOWN_PHASE)
+			.isGreaterThan(WebServerApplicationContext.START_STOP_LIFECYCLE_PHASE);
 	}
 
 }
