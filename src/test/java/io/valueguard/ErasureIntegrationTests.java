@@ -9,6 +9,7 @@ import java.util.Map;
 import io.valueguard.support.ApiClient;
 import io.valueguard.support.FreePorts;
 import io.valueguard.support.KafkaProbe;
+import io.valueguard.support.ServiceArguments;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
@@ -123,13 +124,9 @@ class ErasureIntegrationTests {
 
 	private ApiClient start(EmbeddedKafkaBroker broker) {
 		int port = FreePorts.next();
-		this.service = new SpringApplicationBuilder(ValueGuardApplication.class).run("--server.port=" + port,
-				"--spring.kafka.bootstrap-servers=" + broker.getBrokersAsString(),
-				"--valueguard.embedded-kafka.enabled=false", "--valueguard.topics.partitions=1",
-				"--valueguard.state-dir=" + this.state, "--valueguard.application-id=" + ID,
-				"--valueguard.topics.claims=" + ID + ".claims", "--valueguard.topics.bindings=" + ID + ".bindings",
-				"--valueguard.topics.evictions=" + ID + ".evictions", "--valueguard.topics.dlq=" + ID + ".dlq",
-				"--valueguard.store.max-compaction-lag=1s", "--valueguard.store.delete-retention=0s");
+		this.service = new SpringApplicationBuilder(ValueGuardApplication.class)
+			.run(ServiceArguments.onTopicsOf(ID, broker.getBrokersAsString(), this.state, port,
+					"--valueguard.store.max-compaction-lag=1s", "--valueguard.store.delete-retention=0s"));
 		ApiClient api = new ApiClient(port);
 		await("ready").atMost(PATIENCE).until(() -> api.get("/actuator/health/readiness").status() == 200);
 		return api;
