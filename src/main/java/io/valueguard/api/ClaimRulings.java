@@ -187,6 +187,7 @@ class ClaimRulings implements SmartLifecycle, AutoCloseable {
 
 	@Override
 	public void start() {
+		this.loop.resume();
 		this.running = true;
 	}
 

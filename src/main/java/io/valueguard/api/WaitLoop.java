@@ -134,6 +134,11 @@ final class WaitLoop implements AutoCloseable {
 		LockSupport.unpark(started());
 	}
 
+	/** Waits wait their whole patience again: the application context was started again after a stop. */
+	void resume() {
+		this.drain = null;
+	}
+
 	private void run() {
 		while (!this.closed) {
 			Drain draining = this.drain;

@@ -168,6 +168,12 @@ class ClaimRulingsTests {
 		await().atMost(Duration.ofSeconds(1)).until(() -> drained.get() == 1);
 		// Spring stops the higher phase first
 		assertThat(this.rulings.getPhase()).isGreaterThan(WebServerApplicationContext.GRACEFUL_SHUTDOWN_PHASE);
+		// started again (a context stopped and started): waits wait their whole patience again
+		this.rulings.start();
+		CompletableFuture<@Nullable Ruling> waiting = this.rulings.ruling(receipt("kim", "van", 100),
+				Duration.ofSeconds(30));
+		await().until(() -> this.claimBatches.stream().anyMatch((batch) -> batch.contains("kim")));
+		assertThat(waiting).isNotDone();
 	}
 
 	@Test
