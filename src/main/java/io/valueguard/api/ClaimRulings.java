@@ -68,6 +68,9 @@ class ClaimRulings implements SmartLifecycle, AutoCloseable {
 
 	private final Counter abandoned;
 
+	/** Between the application's start and the end of the last call of its shutdown. */
+	private volatile boolean running;
+
 	/** {@code valueguard_waits_duration_seconds{kind}}: how long answered waits took, by what they waited for. */
 	private final Timer claimTime;
 
@@ -182,8 +185,6 @@ class ClaimRulings implements SmartLifecycle, AutoCloseable {
 		});
 		return result;
 	}
-
-	private volatile boolean running;
 
 	@Override
 	public void start() {
