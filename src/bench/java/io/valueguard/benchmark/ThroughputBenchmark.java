@@ -3,7 +3,6 @@ package io.valueguard.benchmark;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -116,37 +115,36 @@ class ThroughputBenchmark {
 			}
 			// rounds go through the chosen rows in turn, so that the machine's drift over the run (a broker warming up,
 			// a neighbour's load) falls on every row alike; the table lists each row's rounds together
-			Map<Integer, StringBuilder> rows = new LinkedHashMap<>();
-			Map<Integer, List<Double>> ratios = new HashMap<>();
-			Map<Integer, List<Double>> laterRatios = new HashMap<>();
-			Map<Integer, List<Double>> rates = new HashMap<>();
+			Map<Integer, Rounds> rounds = new LinkedHashMap<>();
+			chosen.forEach((i) -> rounds.put(i, new Rounds()));
 			for (int round = 1; round <= ROUNDS; round++) {
 				for (int i : chosen) {
 					Setting setting = settings.get(i);
+					Rounds row = rounds.get(i);
 					Run baseline = Runs.baseline(broker, admin, work, WORKLOAD, setting);
 					Run seed = (SEED_DESIGN && WORKLOAD.exactlyOnce() && i == 0)
 							? Runs.seedDesign(broker, admin, work, WORKLOAD, setting) : null;
 					Run valueGuard = Runs.valueGuard(broker, admin, work, WORKLOAD, setting, null);
 					if (seed != null) {
-						String row = seedRow(round, baseline, seed, valueGuard, rule);
-						seedReport.append(row);
-						System.out.print(row);
+						String seedLine = seedRow(round, baseline, seed, valueGuard, rule);
+						seedReport.append(seedLine);
+						System.out.print(seedLine);
 					}
 					double ratio = valueGuard.claimsPerSecond() / baseline.claimsPerSecond();
-					ratios.computeIfAbsent(i, (row) -> new ArrayList<>()).add(ratio);
-					rates.computeIfAbsent(i, (row) -> new ArrayList<>()).add(valueGuard.claimsPerSecond());
+					row.ratios.add(ratio);
+					row.rates.add(valueGuard.claimsPerSecond());
 					String name = (ROUNDS > 1) ? setting.name() + ", round " + round : setting.name();
 					double lastThreeQuarters = valueGuard.lastThreeQuartersPerSecond()
 							/ baseline.lastThreeQuartersPerSecond();
-					laterRatios.computeIfAbsent(i, (row) -> new ArrayList<>()).add(lastThreeQuarters);
-					String row = String.format(Locale.ROOT,
+					row.laterRatios.add(lastThreeQuarters);
+					String line = String.format(Locale.ROOT,
 							"| %s | %,.0f claims/s | %,.0f claims/s | %.2f | %s / %s | %s / %s | %s / %s | %s | %,d / %,d |%n",
 							name, baseline.claimsPerSecond(), valueGuard.claimsPerSecond(), ratio, baseline.cpu(),
 							valueGuard.cpu(), baseline.writes(), valueGuard.writes(), baseline.busiestThreadShare(),
 							valueGuard.busiestThreadShare(), ratio(lastThreeQuarters), baseline.peakResidentMib(),
 							valueGuard.peakResidentMib());
-					rows.computeIfAbsent(i, (each) -> new StringBuilder()).append(row);
-					System.out.print(row);
+					row.table.append(line);
+					System.out.print(line);
 					details.append(String.format(Locale.ROOT,
 							"%s: ValueGuard's offsets per claim by topic: %s claims per commit of each stage: %s; CPU "
 									+ "by thread, share of the run: baseline: %s; ValueGuard: %s; the broker's during the "
@@ -160,21 +158,22 @@ class ThroughputBenchmark {
 							valueGuard.brokerRequestsPerThousandClaims()));
 				}
 			}
-			rows.values().forEach(report::append);
+			rounds.values().forEach((row) -> report.append(row.table));
 			if (ROUNDS > 1) {
-				for (int i : chosen) {
+				for (Map.Entry<Integer, Rounds> each : rounds.entrySet()) {
+					Rounds row = each.getValue();
 					details.append(String.format(Locale.ROOT,
 							"%s: median ratio of %d rounds %s (%s); over the last three quarters %s (%s)%n",
-							settings.get(i).name(), ROUNDS, ratio(median(ratios.get(i))), joined(ratios.get(i)),
-							ratio(median(laterRatios.get(i))), joined(laterRatios.get(i))));
+							settings.get(each.getKey()).name(), ROUNDS, ratio(median(row.ratios)), joined(row.ratios),
+							ratio(median(row.laterRatios)), joined(row.laterRatios)));
 				}
 			}
 			int compared = settings.size() - 1;
-			if (!COMPARE_JAR.isBlank() && chosen.contains(0) && chosen.contains(compared)) {
+			if (!COMPARE_JAR.isBlank() && rounds.containsKey(0) && rounds.containsKey(compared)) {
 				// the two builds' own rates, round by round: a ratio that no plain-table run in between can move
 				List<Double> builds = new ArrayList<>();
 				for (int round = 0; round < ROUNDS; round++) {
-					builds.add(rates.get(0).get(round) / rates.get(compared).get(round));
+					builds.add(rounds.get(0).rates.get(round) / rounds.get(compared).rates.get(round));
 				}
 				details.append(String.format(Locale.ROOT,
 						"this build's ValueGuard against %s's, claims/s in the same round: median %s (%s)%n",
@@ -219,6 +218,20 @@ class ThroughputBenchmark {
 		List<Double> sorted = values.stream().sorted().toList();
 		int middle = sorted.size() / 2;
 		return (sorted.size() % 2 == 1) ? sorted.get(middle) : (sorted.get(middle - 1) + sorted.get(middle)) / 2;
+	}
+
+	/** One row's rounds: its lines of the table, and the figures its summary is made of. */
+	private static final class Rounds {
+
+		private final StringBuilder table = new StringBuilder();
+
+		private final List<Double> ratios = new ArrayList<>();
+
+		private final List<Double> laterRatios = new ArrayList<>();
+
+		/** ValueGuard's claims/s, to set two builds side by side. */
+		private final List<Double> rates = new ArrayList<>();
+
 	}
 
 }

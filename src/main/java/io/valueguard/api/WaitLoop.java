@@ -142,12 +142,12 @@ final class WaitLoop implements AutoCloseable {
 	private void run() {
 		while (!this.closed) {
 			Drain draining = this.drain;
-			if (draining != null && (this.waits.isEmpty() || draining.left() <= 0)) {
+			if (draining != null && this.waits.isEmpty()) {
+				// every wait answered before the last call is over: the shutdown goes on now (the timer ends it else)
 				draining.end(this.waits);
 			}
 			if (this.waits.isEmpty()) {
-				// while a last call lasts, a wait that arrives is looked at as soon as an open one would be
-				LockSupport.parkNanos((draining != null && !draining.over()) ? POLL.toNanos() : IDLE_NANOS);
+				LockSupport.parkNanos(IDLE_NANOS);
 				continue;
 			}
 			long started = System.nanoTime();
@@ -159,9 +159,8 @@ final class WaitLoop implements AutoCloseable {
 				problem(ex);
 			}
 			long took = System.nanoTime() - started;
-			long pause = Math.max(POLL.toNanos(), took);
 			try {
-				TimeUnit.NANOSECONDS.sleep((draining != null) ? Math.max(0, Math.min(pause, draining.left())) : pause);
+				TimeUnit.NANOSECONDS.sleep(Math.max(POLL.toNanos(), took));
 			}
 			catch (InterruptedException ex) {
 				return;
@@ -260,10 +259,6 @@ final class WaitLoop implements AutoCloseable {
 
 		long left() {
 			return this.deadline - System.nanoTime();
-		}
-
-		boolean over() {
-			return this.drained.get() == null;
 		}
 
 		/** Answers what still waits with null, and runs {@code drained} the first time only. */
