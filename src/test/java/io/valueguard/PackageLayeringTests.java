@@ -36,7 +36,7 @@ class PackageLayeringTests {
 			Map.entry("kafka", Set.of("config")),
 			Map.entry("kafka.local", Set.of()),
 			Map.entry("metrics", Set.of("config", "messages", "claims", "owners", "kafka")),
-			Map.entry("routing", Set.of("config", "messages", "claims", "owners", "kafka")),
+			Map.entry("routing", Set.of("config", "store", "messages", "claims", "owners", "kafka")),
 			Map.entry("api", Set.of("config", "claims", "owners", "kafka", "routing")),
 			Map.entry("security", Set.of("config", "routing")));
 

@@ -9,11 +9,15 @@ import java.util.Random;
 import java.util.Set;
 import java.util.UUID;
 import java.util.stream.DoubleStream;
+import java.util.stream.Stream;
 
+import io.valueguard.claims.KeyClaim;
 import io.valueguard.config.ValueGuardProperties;
 import io.valueguard.kafka.StreamThreadFailures;
 import io.valueguard.kafka.StreamsClients;
 import io.valueguard.kafka.StreamsSupervisor;
+import io.valueguard.owners.Owner;
+import io.valueguard.store.TableEntries;
 import io.valueguard.support.ApiClient;
 import io.valueguard.support.HistoryGenerator;
 import io.valueguard.support.InputRecord;
@@ -25,7 +29,10 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.query.QueryResult;
+import org.apache.kafka.streams.query.StateQueryResult;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
@@ -256,6 +263,47 @@ abstract class ValueGuardScenarios {
 
 		assertThat(this.api.claim(henry, seat, "1h").status()).isEqualTo(400);
 		assertThat(this.api.claim(henry, seat, "soon").status()).isEqualTo(400);
+	}
+
+	/**
+	 * The query that lookups of many keys (synchronous claims' rulings, batches forwarded by other instances) read an
+	 * instance's share with: every partition's table answers for its own keys, across both stream threads, in the real
+	 * topologies of both stages. Were the query to miss, those lookups would fall back to one key at a time unseen.
+	 */
+	@Test
+	void shouldReadTheEntriesOfManyKeysInOneQueryPerStage() {
+		Map<String, String> claims = new java.util.LinkedHashMap<>();
+		for (int i = 0; i < 12; i++) {
+			claims.put("many-" + i + "-" + this.run, "many-value-" + i + "-" + this.run);
+		}
+		claims.forEach((key, value) -> assertThat(this.api.claim(key, value, "10s").status()).isEqualTo(200));
+		String unknown = "never-claimed-" + this.run;
+
+		Map<String, KeyClaim> bindings = entries(StreamsClients.BINDINGS,
+				Stream.concat(claims.keySet().stream(), Stream.of(unknown)).toList());
+		assertThat(bindings).hasSize(claims.size()).doesNotContainKey(unknown);
+		claims.forEach((key, value) -> assertThat(bindings.get(key).boundValue()).isEqualTo(value));
+		Map<String, Owner> owners = entries(StreamsClients.OWNERS, List.copyOf(claims.values()));
+		claims.forEach((key, value) -> assertThat(owners.get(value).key()).isEqualTo(key));
+	}
+
+	/** The entries of {@code keys} in the store {@code store}, read with one query; every partition must answer. */
+	private <V> Map<String, V> entries(String store, List<String> keys) {
+		KafkaStreams streams = this.streamsClients.queryable(store);
+		Map<Integer, List<String>> byPartition = new java.util.HashMap<>();
+		for (String key : keys) {
+			int partition = streams.queryMetadataForKey(store, key, new StringSerializer()).partition();
+			byPartition.computeIfAbsent(partition, (ignored) -> new java.util.ArrayList<>()).add(key);
+		}
+		assertThat(byPartition).as("keys spread over the partitions").hasSizeGreaterThan(1);
+		StateQueryResult<Map<String, V>> result = streams.query(new TableEntries<String, V>(byPartition).of(store));
+		Map<String, V> found = new java.util.HashMap<>();
+		byPartition.keySet().forEach((partition) -> {
+			QueryResult<Map<String, V>> answer = result.getPartitionResults().get(partition);
+			assertThat(answer.isSuccess()).as("partition %d: %s", partition, answer).isTrue();
+			found.putAll(answer.getResult());
+		});
+		return found;
 	}
 
 	@Test

@@ -62,7 +62,11 @@ public record Lookup<V, T>(String store, String path, String parameter, boolean 
 
 	/** The entry as it looks from outside, or null when there is none or the store's entry shows nothing. */
 	@Nullable T read(ReadOnlyKeyValueStore<String, V> store, String key) {
-		V value = store.get(key);
+		return viewOf(key, store.get(key));
+	}
+
+	/** The store's entry {@code value} of {@code key} as it looks from outside; null when absent or showing nothing. */
+	@Nullable T viewOf(String key, @Nullable V value) {
 		return (value != null) ? this.view.apply(key, value) : null;
 	}
 

@@ -16,11 +16,13 @@ import io.valueguard.config.QueryProperties;
 import io.valueguard.kafka.StoreLags;
 import io.valueguard.kafka.StreamsClients;
 import io.valueguard.owners.Owner;
+import io.valueguard.store.TableEntries;
 import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyQueryMetadata;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.query.QueryResult;
 import org.apache.kafka.streams.state.HostInfo;
 import org.jspecify.annotations.Nullable;
 
@@ -184,17 +186,36 @@ public class LookupRouter {
 		return asked;
 	}
 
-	/** This instance's share: the partition is known already, so it is read straight away. */
+	/**
+	 * This instance's share: the partitions are known already, so their tables are read straight away, in one query
+	 * for all of them. The keys of a partition that this instance cannot serve now join the unrouted ones.
+	 */
 	private <V, T> Map<String, @Nullable T> readLocal(Lookup<V, T> lookup, Routes routes) {
 		Map<String, @Nullable T> answers = new LinkedHashMap<>();
+		Map<Integer, List<String>> local = new HashMap<>();
 		for (String key : routes.byHost.getOrDefault(this.clients.self(), List.of())) {
-			try {
-				answers.put(key, lookup.read(lookup.partition(routes.streams, routes.partitions.get(key), false), key));
-			}
-			catch (InvalidStateStoreException ex) {
-				routes.unrouted.add(key);
-			}
+			local.computeIfAbsent(routes.partitions.get(key), (partition) -> new ArrayList<>()).add(key);
 		}
+		if (local.isEmpty()) {
+			return answers;
+		}
+		Map<Integer, QueryResult<Map<String, V>>> read;
+		try {
+			read = routes.streams.query(new TableEntries<String, V>(local).of(lookup.store())).getPartitionResults();
+		}
+		catch (InvalidStateStoreException ex) {
+			// the client stopped running since the keys were routed
+			local.values().forEach(routes.unrouted::addAll);
+			return answers;
+		}
+		local.forEach((partition, keys) -> {
+			QueryResult<Map<String, V>> result = read.get(partition);
+			if (result == null || result.isFailure()) {
+				routes.unrouted.addAll(keys);
+				return;
+			}
+			keys.forEach((key) -> answers.put(key, lookup.viewOf(key, result.getResult().get(key))));
+		});
 		return answers;
 	}
 

@@ -4,8 +4,14 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.internals.ProcessorRecordContext;
+import org.apache.kafka.streams.query.FailureReason;
+import org.apache.kafka.streams.query.PositionBound;
+import org.apache.kafka.streams.query.Query;
+import org.apache.kafka.streams.query.QueryConfig;
+import org.apache.kafka.streams.query.QueryResult;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.StoreBuilder;
 import org.jspecify.annotations.Nullable;
@@ -32,6 +38,9 @@ import org.jspecify.annotations.Nullable;
  * it keeps the decoded entries in a hash map, with no serialized keys, no ordering and no eviction order to keep up:
  * a read that misses costs one map lookup and one insertion, and the whole map is forgotten at once when it is full
  * (docs/design.md, "Entries read or written lately are read from the heap").
+ * <p>
+ * Lookups of many keys at once query the table ({@link TableEntries}) from outside the task: it reads them from the
+ * store, as a lookup of one key does, so pending writes stay unseen until they are written there either way.
  */
 public final class WriteBehindTable<K, V> extends PreCommitStore implements StateTable<K, V> {
 
@@ -68,6 +77,9 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 
 	private @Nullable KeyValueStore<K, V> store;
 
+	/** What {@link TableEntries} queries read, from other threads: the store and the task, once connected. */
+	private volatile @Nullable Queried<K, V> queried;
+
 	private long oldestPendingSince;
 
 	/** Checks how long the oldest pending write has waited; scheduled only while writes wait. */
@@ -94,6 +106,7 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 	public void connect(ProcessorContext<?, ?> context, KeyValueStore<K, V> store) {
 		connectTo(context);
 		this.store = store;
+		this.queried = new Queried<>(store, context);
 		// a store that Kafka Streams reuses for a new task: what the last task scheduled went with it
 		this.check.cancel();
 		if (!this.sharing) {
@@ -215,8 +228,40 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 		this.writesSinceCommit = 0;
 	}
 
+	/**
+	 * Answers a {@link TableEntries} query with the entries of its keys in this task's partition, read from the store;
+	 * called by Kafka Streams on the querying thread. Every other query is unknown to the table.
+	 */
+	@Override
+	@SuppressWarnings("unchecked")
+	public <R> QueryResult<R> query(Query<R> query, PositionBound positionBound, QueryConfig config) {
+		if (!(query instanceof TableEntries<?, ?> entries)) {
+			return QueryResult.forUnknownQueryType(query, this);
+		}
+		Queried<K, V> connected = this.queried;
+		if (connected == null || !connected.store().isOpen()) {
+			return QueryResult.forFailure(FailureReason.NOT_PRESENT,
+					"Table '" + name() + "' is not open for queries: its task is not processing");
+		}
+		Map<K, V> found = new HashMap<>();
+		try {
+			for (K key : ((TableEntries<K, V>) entries).keysOf(connected.context().taskId().partition())) {
+				V value = connected.store().get(key);
+				if (value != null) {
+					found.put(key, value);
+				}
+			}
+		}
+		catch (InvalidStateStoreException ex) {
+			// the task closed its store meanwhile (a rebalance): the caller looks elsewhere or again
+			return QueryResult.forFailure(FailureReason.STORE_EXCEPTION, ex.getMessage());
+		}
+		return QueryResult.forResult((R) found);
+	}
+
 	@Override
 	public void close() {
+		this.queried = null;
 		super.close();
 		if (this.sharing) {
 			this.budget.leave();
@@ -232,6 +277,10 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 		this.check.cancel();
 		this.writesSinceCommit = 0;
 		this.readingBacklog = false;
+	}
+
+	/** The store a connected table reads queries from, and the task whose partition it is. */
+	private record Queried<K, V>(KeyValueStore<K, V> store, ProcessorContext<?, ?> context) {
 	}
 
 	/** A write waiting for the commit; a null value deletes the entry. */

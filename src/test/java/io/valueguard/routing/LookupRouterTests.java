@@ -1,22 +1,32 @@
 package io.valueguard.routing;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.valueguard.claims.KeyClaim;
 import io.valueguard.config.QueryProperties;
 import io.valueguard.kafka.StoreLags;
 import io.valueguard.kafka.StreamsClients;
+import io.valueguard.store.TableEntries;
 import io.valueguard.support.TestProperties;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyQueryMetadata;
 import org.apache.kafka.streams.StreamsMetadata;
+import org.apache.kafka.streams.errors.StreamsStoppedException;
+import org.apache.kafka.streams.query.FailureReason;
+import org.apache.kafka.streams.query.QueryResult;
+import org.apache.kafka.streams.query.StateQueryRequest;
+import org.apache.kafka.streams.query.StateQueryResult;
 import org.apache.kafka.streams.state.HostInfo;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.mockito.ArgumentCaptor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -25,10 +35,13 @@ import static org.mockito.ArgumentMatchers.eq;
 import static org.mockito.ArgumentMatchers.isNull;
 import static org.mockito.BDDMockito.given;
 import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.never;
 import static org.mockito.Mockito.times;
 import static org.mockito.Mockito.verify;
 
-/** Routing decisions of lookups whose key lives on another instance, with Kafka Streams and HTTP mocked away. */
+/**
+ * Routing decisions of lookups, whose key lives on this instance or another, with Kafka Streams and HTTP mocked away.
+ */
 class LookupRouterTests {
 
 	private static final HostInfo SELF = new HostInfo("self", 8080);
@@ -190,6 +203,72 @@ class LookupRouterTests {
 			.hasSize(2);
 		verify(this.remote, times(1)).batch(ACTIVE, Lookup.BINDINGS, java.util.List.of("alice", "bob"));
 		verify(this.remote, times(0)).lookup(any(), any(), any(), any());
+	}
+
+	@Test
+	@SuppressWarnings("unchecked")
+	void shouldReadThisInstancesShareOfABatchInOneQuery() {
+		localKey("alice", 3);
+		localKey("bob", 1);
+		localKey("carol", 3);
+		StateQueryResult<Map<String, KeyClaim>> read = new StateQueryResult<>();
+		read.addResult(3, QueryResult.forResult(Map.of("alice", new KeyClaim("phone", 5, true))));
+		read.addResult(1, QueryResult.forResult(Map.of("bob", new KeyClaim("desk", 6, false))));
+		given(this.streams.query(any(StateQueryRequest.class))).willReturn(read);
+
+		assertThat(router(Duration.ZERO).batch(Lookup.BINDINGS, List.of("alice", "bob", "carol"), null))
+			.containsEntry("alice", new BindingView("alice", "phone", 5))
+			.containsEntry("bob", null)
+			.containsEntry("carol", null)
+			.hasSize(3);
+		ArgumentCaptor<StateQueryRequest<Map<String, KeyClaim>>> asked = ArgumentCaptor.forClass(StateQueryRequest.class);
+		verify(this.streams, times(1)).query(asked.capture());
+		assertThat(asked.getValue().getStoreName()).isEqualTo("bindings-pending-writes");
+		assertThat(asked.getValue().isRequireActive()).isTrue();
+		assertThat(asked.getValue().getQuery()).isEqualTo(
+				new TableEntries<String, KeyClaim>(Map.of(3, List.of("alice", "carol"), 1, List.of("bob"))));
+		verify(this.streams, never()).store(any());
+	}
+
+	@Test
+	@SuppressWarnings("unchecked")
+	void shouldLookUpOneByOneTheKeysOfAPartitionThisInstanceCannotServeNow() {
+		localKey("alice", 3);
+		localKey("bob", 1);
+		StateQueryResult<Map<String, KeyClaim>> read = new StateQueryResult<>();
+		read.addResult(3, QueryResult.forResult(Map.of("alice", new KeyClaim("phone", 5, true))));
+		read.addResult(1, QueryResult.forFailure(FailureReason.NOT_ACTIVE, "restoring"));
+		given(this.streams.query(any(StateQueryRequest.class))).willReturn(read);
+		ReadOnlyKeyValueStore<String, KeyClaim> partition = mock(ReadOnlyKeyValueStore.class);
+		given(partition.get("bob")).willReturn(new KeyClaim("desk", 6, true));
+		given(this.streams.store(any())).willReturn(partition);
+
+		assertThat(router(Duration.ZERO).batch(Lookup.BINDINGS, List.of("alice", "bob"), null))
+			.containsEntry("alice", new BindingView("alice", "phone", 5))
+			.containsEntry("bob", new BindingView("bob", "desk", 6));
+		verify(partition, times(1)).get("bob");
+		verify(partition, never()).get("alice");
+	}
+
+	@Test
+	@SuppressWarnings("unchecked")
+	void shouldLookUpOneByOneWhenTheClientStopsBeforeTheQuery() {
+		localKey("alice", 3);
+		given(this.streams.query(any(StateQueryRequest.class)))
+			.willThrow(new StreamsStoppedException("KafkaStreams has been stopped"));
+		ReadOnlyKeyValueStore<String, KeyClaim> partition = mock(ReadOnlyKeyValueStore.class);
+		given(partition.get("alice")).willReturn(new KeyClaim("phone", 5, true));
+		given(this.streams.store(any())).willReturn(partition);
+
+		assertThat(router(Duration.ZERO).batch(Lookup.BINDINGS, List.of("alice"), null))
+			.containsEntry("alice", new BindingView("alice", "phone", 5));
+	}
+
+	/** The key lives in {@code partition}, which this instance is active for. */
+	@SuppressWarnings("unchecked")
+	private void localKey(String key, int partition) {
+		given(this.streams.queryMetadataForKey(eq("bindings"), eq(key), any(Serializer.class)))
+			.willReturn(new KeyQueryMetadata(SELF, java.util.Set.of(), partition));
 	}
 
 }

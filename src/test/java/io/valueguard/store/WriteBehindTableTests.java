@@ -4,6 +4,7 @@ import java.nio.file.Files;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
@@ -17,17 +18,24 @@ import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.errors.StreamsException;
 import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.Produced;
 import org.apache.kafka.streams.processor.Cancellable;
 import org.apache.kafka.streams.processor.PunctuationType;
+import org.apache.kafka.streams.processor.TaskId;
 import org.apache.kafka.streams.processor.Punctuator;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.ProcessorSupplier;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.processor.internals.InternalProcessorContext;
+import org.apache.kafka.streams.query.FailureReason;
+import org.apache.kafka.streams.query.KeyQuery;
+import org.apache.kafka.streams.query.PositionBound;
+import org.apache.kafka.streams.query.QueryConfig;
+import org.apache.kafka.streams.query.QueryResult;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.StoreBuilder;
 import org.apache.kafka.streams.state.Stores;
@@ -352,6 +360,71 @@ class WriteBehindTableTests {
 		this.table.clearCache();
 
 		assertThat(this.table.get("a")).isEqualTo("0");
+	}
+
+	/** What lookups of many keys read: the entries of the keys of the table's own partition, as the store has them. */
+	@Test
+	@SuppressWarnings("unchecked")
+	void shouldAnswerAQueryForManyKeysWithTheEntriesOfItsPartition() {
+		this.input.pipeInput("x", "put:a:1,put:b:2", 500);
+		WriteBehindTable<String, String> queried = (WriteBehindTable<String, String>) this.driver
+			.getStateStore("entries-pending-writes");
+
+		QueryResult<Map<String, String>> read = query(queried,
+				new TableEntries<>(Map.of(0, List.of("a", "b", "c"), 1, List.of("x"))));
+
+		assertThat(read.isSuccess()).as("%s", read).isTrue();
+		assertThat(read.getResult()).containsExactlyInAnyOrderEntriesOf(Map.of("a", "1", "b", "2"));
+	}
+
+	/** Lookups read the store: a write still pending is not in it yet, for many keys as for one. */
+	@Test
+	void shouldAnswerAQueryFromTheStoreNotFromThePendingWrites() {
+		connectToMocks();
+		when(this.context.taskId()).thenReturn(new TaskId(0, 2));
+		when(this.store.isOpen()).thenReturn(true);
+		when(this.store.get("a")).thenReturn("stored");
+		fill(this.table);
+		this.table.put("a", "pending");
+
+		QueryResult<Map<String, String>> read = query(this.table, new TableEntries<>(Map.of(2, List.of("a"))));
+
+		assertThat(read.getResult()).containsExactly(Map.entry("a", "stored"));
+		assertThat(this.table.get("a")).isEqualTo("pending");
+	}
+
+	@Test
+	void shouldRefuseQueriesWhileNoTaskProcessesThroughIt() {
+		TableEntries<String, String> entries = new TableEntries<>(Map.of(0, List.of("a")));
+		assertThat(query(this.table, entries).getFailureReason()).isEqualTo(FailureReason.NOT_PRESENT);
+
+		connectToMocks();
+		when(this.context.taskId()).thenReturn(new TaskId(0, 0));
+		when(this.store.isOpen()).thenReturn(false);
+		assertThat(query(this.table, entries).getFailureReason()).isEqualTo(FailureReason.NOT_PRESENT);
+
+		when(this.store.isOpen()).thenReturn(true);
+		when(this.store.get("a")).thenThrow(new InvalidStateStoreException("Store entries is currently closed"));
+		assertThat(query(this.table, entries).getFailureReason()).isEqualTo(FailureReason.STORE_EXCEPTION);
+
+		this.table.close();
+		assertThat(query(this.table, entries).getFailureReason()).isEqualTo(FailureReason.NOT_PRESENT);
+	}
+
+	@Test
+	void shouldLeaveOtherQueriesUnanswered() {
+		connectToMocks();
+
+		QueryResult<String> read = this.table.query(KeyQuery.withKey("a"), PositionBound.unbounded(),
+				new QueryConfig(false));
+
+		assertThat(read.getFailureReason()).isEqualTo(FailureReason.UNKNOWN_QUERY_TYPE);
+		verify(this.store, never()).get(any());
+	}
+
+	private static QueryResult<Map<String, String>> query(WriteBehindTable<String, String> table,
+			TableEntries<String, String> entries) {
+		return table.query(entries, PositionBound.unbounded(), new QueryConfig(false));
 	}
 
 	private void storeHoldsEveryKey() {
