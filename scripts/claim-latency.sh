@@ -17,7 +17,7 @@
 #     on either instance took while the claims waited.
 #   - with WAITERS=<n>: n connections (wrk) send synchronous claims (?wait=5s) of fresh keys back to back for 10 s:
 #     how many were answered with their ruling (200) and how many 202 at once (valueguard.query.max-waiting
-#     reached), and the instance's CPU per request (its local broker included); then 10 s more with 2 connections
+#     reached), the instance's CPU per request (its local broker included) and its wait loop's; then 10 s more with 2 connections
 #     looking up a key beside them: the lookups' rate and latency. Needs wrk.
 #
 #   scripts/claim-latency.sh [claims per measurement, default 100]
@@ -87,14 +87,28 @@ open_claims() {
 }
 
 waiters_line() {
-  # $1: name, $2: the instance's CPU ticks meanwhile (empty: not measured), $3: wrk's report
-  awk -v name="$1" -v ticks="$2" -v hz="$(getconf CLK_TCK)" '
+  # $1: name, $2: the instance's CPU ticks meanwhile (empty: not measured), $3: wrk's report, $4: the wait loop's
+  # CPU ticks meanwhile (optional)
+  awk -v name="$1" -v ticks="$2" -v loop="${4:-}" -v hz="$(getconf CLK_TCK)" '
     /^outcomes/ {r = $2; a = $3; o = $4}
     $1 == "50%" {p50 = $2} $1 == "99%" {p99 = $2}
     END {
       cpu = (ticks != "" && r + a + o > 0) ? sprintf("; instance CPU %.2f ms per request", ticks * 1000 / hz / (r + a + o)) : ""
+      if (loop != "" && r + a + o > 0) cpu = cpu sprintf(", wait loop %.3f ms", loop * 1000 / hz / (r + a + o))
       printf "%-70s %d ruled (200), %d answered 202, %d other; p50 %s, p99 %s%s\n", name, r, a, o, p50, p99, cpu
     }' "$3"
+}
+
+loop_ticks() {
+  # user + system clock ticks of the instance's wait loop thread so far (0 before its first wait)
+  local task
+  for task in /proc/$pid/task/*; do
+    if grep -q '^valueguard-rul' "$task/comm" 2>/dev/null; then
+      sed 's/.*) //' "$task/stat" | awk '{print $12 + $13}'
+      return
+    fi
+  done
+  echo 0
 }
 
 waiters() {
@@ -125,11 +139,15 @@ function done(summary, latency, requests)
 end
 LUA
   # alone first, for the instance's CPU per request (its local broker included; user + system ticks from /proc)
-  local ticks_before ticks_after
+  # and the wait loop's own thread ("valueguard-rulings", truncated by the kernel): what the rounds of reads cost
+  local ticks_before ticks_after loop_before loop_after
   ticks_before=$(awk '{print $14 + $15}' "/proc/$pid/stat")
+  loop_before=$(loop_ticks)
   wrk -t2 -c"$WAITERS" -d10s --timeout 10s --latency -s "$work/wait.lua" http://localhost:18080 > "$work/waiters.txt"
   ticks_after=$(awk '{print $14 + $15}' "/proc/$pid/stat")
-  waiters_line "$1: $WAITERS connections waiting" $((ticks_after - ticks_before)) "$work/waiters.txt"
+  loop_after=$(loop_ticks)
+  waiters_line "$1: $WAITERS connections waiting" $((ticks_after - ticks_before)) "$work/waiters.txt" \
+    $((loop_after - loop_before))
   # then with lookups beside them
   wrk -t1 -c2 -d12s --latency http://localhost:18080/api/bindings/warm-1 > "$work/lookups.txt" &
   local lookups=$!
