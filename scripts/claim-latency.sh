@@ -17,8 +17,8 @@
 #     on either instance took while the claims waited.
 #   - with WAITERS=<n>: n connections (wrk) send synchronous claims (?wait=5s) of fresh keys back to back for 10 s:
 #     how many were answered with their ruling (200) and how many 202 at once (valueguard.query.max-waiting
-#     reached), the instance's CPU per request (its local broker included) and its wait loop's; then 10 s more with 2 connections
-#     looking up a key beside them: the lookups' rate and latency. Needs wrk.
+#     reached), the instance's CPU per request (its local broker included) and its wait loop thread's; then 10 s
+#     more with 2 connections looking up a key beside them: the lookups' rate and latency. Needs wrk.
 #
 #   scripts/claim-latency.sh [claims per measurement, default 100]
 #   BASELINE_JAR=/tmp/valueguard-before.jar scripts/claim-latency.sh 200
