@@ -1,6 +1,7 @@
 package io.valueguard.routing;
 
 import java.util.ArrayList;
+import java.util.ConcurrentModificationException;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -203,8 +204,9 @@ public class LookupRouter {
 		try {
 			read = routes.streams.query(new TableEntries<String, V>(local).of(lookup.store())).getPartitionResults();
 		}
-		catch (InvalidStateStoreException ex) {
-			// the client stopped running since the keys were routed
+		catch (InvalidStateStoreException | ConcurrentModificationException ex) {
+			// the client stopped running since the keys were routed, or replaced a failed stream thread while the
+			// query went through its threads (a list it walks without its lock)
 			local.values().forEach(routes.unrouted::addAll);
 			return answers;
 		}

@@ -1,6 +1,7 @@
 package io.valueguard.routing;
 
 import java.time.Duration;
+import java.util.ConcurrentModificationException;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -251,11 +252,19 @@ class LookupRouterTests {
 	}
 
 	@Test
-	@SuppressWarnings("unchecked")
 	void shouldLookUpOneByOneWhenTheClientStopsBeforeTheQuery() {
+		shouldLookUpOneByOneWhenTheQueryThrows(new StreamsStoppedException("KafkaStreams has been stopped"));
+	}
+
+	@Test
+	void shouldLookUpOneByOneWhenTheClientReplacesAThreadDuringTheQuery() {
+		shouldLookUpOneByOneWhenTheQueryThrows(new ConcurrentModificationException());
+	}
+
+	@SuppressWarnings("unchecked")
+	private void shouldLookUpOneByOneWhenTheQueryThrows(RuntimeException thrown) {
 		localKey("alice", 3);
-		given(this.streams.query(any(StateQueryRequest.class)))
-			.willThrow(new StreamsStoppedException("KafkaStreams has been stopped"));
+		given(this.streams.query(any(StateQueryRequest.class))).willThrow(thrown);
 		ReadOnlyKeyValueStore<String, KeyClaim> partition = mock(ReadOnlyKeyValueStore.class);
 		given(partition.get("alice")).willReturn(new KeyClaim("phone", 5, true));
 		given(this.streams.store(any())).willReturn(partition);
