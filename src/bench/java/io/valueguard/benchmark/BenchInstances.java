@@ -59,14 +59,20 @@ final class BenchInstances {
 	 * recording beside the report when {@code -Dvalueguard.bench.jfr=true} asks for one.
 	 */
 	static List<String> jvmOptions(Path work, String name) {
-		List<String> options = new ArrayList<>(List.of("-Xmx1g"));
-		options.addAll(EXTRA_JVM_OPTIONS);
+		List<String> options = jvmOptions();
 		if (JFR) {
 			// deep enough for a record's whole path from the poll loop to the sink; JFR's default of 64 frames cuts it
 			options.add("-XX:FlightRecorderOptions:stackdepth=256");
 			options.add("-XX:StartFlightRecording=settings=profile,dumponexit=true,filename="
 					+ work.resolve(name + ".jfr").toAbsolutePath());
 		}
+		return options;
+	}
+
+	/** JVM options of an application under test, without a recording: a 1 GiB heap and any given ones. */
+	static List<String> jvmOptions() {
+		List<String> options = new ArrayList<>(List.of("-Xmx1g"));
+		options.addAll(EXTRA_JVM_OPTIONS);
 		return options;
 	}
 

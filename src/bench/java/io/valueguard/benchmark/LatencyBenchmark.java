@@ -373,11 +373,15 @@ class LatencyBenchmark {
 				new ByteArraySerializer());
 	}
 
-	/** An instance with the benchmark's heap; the one under load adds its GC log and recording. */
+	/**
+	 * An instance with the benchmark's heap and JVM options (the maximum is measured as the load runs, with
+	 * {@code valueguard.bench.jvm-options} too); the one under load adds its GC log and recording.
+	 */
 	private static InstanceProcess instance(BrokerProcess broker, Path work, String prefix, String topic) {
 		List<String> arguments = BenchInstances.arguments(prefix, topic, PARTITIONS);
 		arguments.addAll(BenchInstances.EXTRA_ARGUMENTS);
-		return new InstanceProcess(prefix, work, broker.bootstrapServers(), arguments).jvmOptions("-Xmx1g");
+		return new InstanceProcess(prefix, work, broker.bootstrapServers(), arguments)
+			.jvmOptions(BenchInstances.jvmOptions().toArray(String[]::new));
 	}
 
 	private static long percentile(List<Long> sorted, int percentile) {
