@@ -89,7 +89,8 @@ class HelmChartTests {
 		assertThat(env(container, "KAFKA_BOOTSTRAP_SERVERS").getValue()).isEqualTo("kafka:9092");
 		// heap at 40% of the limit, the rest kept for RocksDB off-heap, with and without the buildpack's calculator
 		// memory derived from heap + RocksDB's shared cache + JVM overhead, and RocksDB bounded to its budget
-		assertThat(env(container, "JAVA_TOOL_OPTIONS").getValue()).contains("-Xmx1024m");
+		assertThat(env(container, "JAVA_TOOL_OPTIONS").getValue()).contains("-Xmx1024m")
+			.as("not the JVM's choice, which is Serial below 1,792 MiB").contains("-XX:+UseG1GC");
 		assertThat(env(container, "VALUEGUARD_ROCKSDB_BLOCK_CACHE_SIZE").getValue()).isEqualTo("256MB");
 		assertThat(env(container, "VALUEGUARD_ROCKSDB_WRITE_BUFFER_BUDGET").getValue()).isEqualTo("64MB");
 		assertThat(container.getResources().getLimits().get("memory").toString()).isEqualTo("1664Mi");
@@ -335,6 +336,21 @@ class HelmChartTests {
 		assertThat(only(objects, Ingress.class).getSpec().getRules()).singleElement()
 			.satisfies((rule) -> assertThat(rule.getHttp().getPaths()).extracting((path) -> path.getPath())
 				.containsExactly("/api", "/v3/api-docs", "/swagger-ui"));
+	}
+
+	@Test
+	void shouldLeaveTheCollectorToTheJvmOnlyWhenAskedAndRefuseAnUnknownOne() {
+		Container chosen = only(render((template) -> template.set("jvm.garbageCollector", "Parallel")),
+				StatefulSet.class).getSpec().getTemplate().getSpec().getContainers().get(0);
+		assertThat(env(chosen, "JAVA_TOOL_OPTIONS").getValue()).contains("-XX:+UseParallelGC").doesNotContain("G1");
+
+		Container jvms = only(render((template) -> template.set("jvm.garbageCollector", "")), StatefulSet.class)
+			.getSpec().getTemplate().getSpec().getContainers().get(0);
+		assertThat(env(jvms, "JAVA_TOOL_OPTIONS").getValue()).doesNotContain("-XX:+Use");
+
+		// a misspelt collector would stop the JVM at start ("Unrecognized VM option"); the chart refuses it instead
+		assertThatException().isThrownBy(() -> render((template) -> template.set("jvm.garbageCollector", "CMS")))
+			.withMessageContaining("garbageCollector");
 	}
 
 	@Test
