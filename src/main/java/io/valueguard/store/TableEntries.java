@@ -2,6 +2,7 @@ package io.valueguard.store;
 
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 
 import org.apache.kafka.streams.query.Query;
 import org.apache.kafka.streams.query.StateQueryRequest;
@@ -18,7 +19,9 @@ import org.apache.kafka.streams.query.StateQueryRequest;
 public record TableEntries<K, V>(Map<Integer, List<K>> keys) implements Query<Map<K, V>> {
 
 	public TableEntries {
-		keys = Map.copyOf(keys);
+		keys = keys.entrySet()
+			.stream()
+			.collect(Collectors.toUnmodifiableMap(Map.Entry::getKey, (partition) -> List.copyOf(partition.getValue())));
 	}
 
 	/** The request of this query to the active tasks of the stage whose table's store is named {@code store}. */
