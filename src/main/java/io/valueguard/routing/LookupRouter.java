@@ -7,7 +7,9 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
@@ -16,6 +18,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import io.valueguard.config.QueryProperties;
 import io.valueguard.kafka.StoreLags;
 import io.valueguard.kafka.StreamsClients;
+import io.valueguard.messages.KeyPartitions;
 import io.valueguard.owners.Owner;
 import io.valueguard.store.TableEntries;
 import org.apache.kafka.common.serialization.Serializer;
@@ -23,6 +26,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyQueryMetadata;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.processor.StreamPartitioner;
 import org.apache.kafka.streams.query.QueryResult;
 import org.apache.kafka.streams.state.HostInfo;
 import org.jspecify.annotations.Nullable;
@@ -156,10 +160,13 @@ public class LookupRouter {
 			// not running: nothing to group by; each key goes its own way
 		}
 		Routes routes = new Routes(streams);
+		BatchPartitioner partitioner = new BatchPartitioner();
 		for (String key : new LinkedHashSet<>(keys)) {
-			KeyQueryMetadata metadata = null;
+			KeyQueryMetadata metadata = partitioner.known(key);
 			try {
-				metadata = (streams != null) ? streams.queryMetadataForKey(lookup.store(), key, KEYS) : null;
+				if (metadata == null && streams != null) {
+					metadata = partitioner.remember(streams.queryMetadataForKey(lookup.store(), key, partitioner));
+				}
 			}
 			catch (IllegalStateException ex) {
 				// the client stopped running meanwhile: this key, and the ones after it, go their own way
@@ -173,6 +180,40 @@ public class LookupRouter {
 			}
 		}
 		return routes;
+	}
+
+	/**
+	 * Kafka's default partitioner for a batch's keys, which remembers what Kafka Streams said of each partition: Kafka
+	 * Streams works a key's metadata out from every instance's partitions again for every key (copies of their sets,
+	 * under its lock), which was the largest part of a batch's cost once its reads were one query. The partition count
+	 * is the one Kafka Streams passes the partitioner, so a key's partition is computed exactly as it would compute it,
+	 * and Kafka Streams is asked once per partition of the batch.
+	 */
+	private static final class BatchPartitioner implements StreamPartitioner<String, Void> {
+
+		private final Map<Integer, KeyQueryMetadata> byPartition = new HashMap<>();
+
+		private int partitions;
+
+		@Override
+		public Optional<Set<Integer>> partitions(String topic, String key, Void value, int numPartitions) {
+			this.partitions = numPartitions;
+			return Optional.of(Set.of(KeyPartitions.of(key, numPartitions)));
+		}
+
+		/** What Kafka Streams said of the key's partition earlier in the batch; null when it was not asked yet. */
+		@Nullable KeyQueryMetadata known(String key) {
+			return (this.partitions > 0) ? this.byPartition.get(KeyPartitions.of(key, this.partitions)) : null;
+		}
+
+		/** Keeps an answer of Kafka Streams for the keys after it, unless it had none (a rebalance): then asks again. */
+		@Nullable KeyQueryMetadata remember(@Nullable KeyQueryMetadata metadata) {
+			if (metadata != null && !metadata.equals(KeyQueryMetadata.NOT_AVAILABLE)) {
+				this.byPartition.put(metadata.partition(), metadata);
+			}
+			return metadata;
+		}
+
 	}
 
 	private <T> Map<HostInfo, CompletableFuture<Map<String, @Nullable T>>> askOthers(Lookup<?, T> lookup,

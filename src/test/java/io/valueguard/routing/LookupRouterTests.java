@@ -11,6 +11,7 @@ import io.valueguard.claims.KeyClaim;
 import io.valueguard.config.QueryProperties;
 import io.valueguard.kafka.StoreLags;
 import io.valueguard.kafka.StreamsClients;
+import io.valueguard.messages.KeyPartitions;
 import io.valueguard.store.TableEntries;
 import io.valueguard.support.TestProperties;
 import org.apache.kafka.common.TopicPartition;
@@ -19,6 +20,7 @@ import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyQueryMetadata;
 import org.apache.kafka.streams.StreamsMetadata;
 import org.apache.kafka.streams.errors.StreamsStoppedException;
+import org.apache.kafka.streams.processor.StreamPartitioner;
 import org.apache.kafka.streams.query.FailureReason;
 import org.apache.kafka.streams.query.QueryResult;
 import org.apache.kafka.streams.query.StateQueryRequest;
@@ -189,8 +191,8 @@ class LookupRouterTests {
 
 	@Test
 	void shouldAskEachOtherInstanceOnceForABatch() {
-		given(this.streams.queryMetadataForKey(eq("bindings"), eq("bob"), any(Serializer.class)))
-			.willReturn(new KeyQueryMetadata(ACTIVE, java.util.Set.of(), 1));
+		routedInBatches("alice", ACTIVE, 3);
+		routedInBatches("bob", ACTIVE, 1);
 		given(this.remote.fanOut()).willReturn(java.util.concurrent.Executors.newSingleThreadExecutor());
 		java.util.Map<String, BindingView> answered = new java.util.HashMap<>();
 		answered.put("alice", new BindingView("alice", "phone", 1));
@@ -273,11 +275,55 @@ class LookupRouterTests {
 			.containsEntry("alice", new BindingView("alice", "phone", 5));
 	}
 
-	/** The key lives in {@code partition}, which this instance is active for. */
+	/**
+	 * Kafka Streams works out a key's metadata from every instance's partitions for each key it is asked about; a
+	 * batch asks once per partition and computes the other keys' partitions as Kafka Streams would, with the
+	 * partition count it passed the partitioner.
+	 */
+	@Test
+	@SuppressWarnings("unchecked")
+	void shouldAskKafkaStreamsForTheMetadataOfABatchOncePerPartition() {
+		List<String> keys = java.util.stream.IntStream.range(0, 60).mapToObj((i) -> "key-" + i).toList();
+		given(this.streams.queryMetadataForKey(eq("bindings"), any(String.class), any(StreamPartitioner.class)))
+			.willAnswer((call) -> {
+				StreamPartitioner<String, Void> partitioner = call.getArgument(2);
+				int partition = partitioner.partitions("claims", call.getArgument(1), null, 6).orElseThrow()
+					.iterator().next();
+				return new KeyQueryMetadata(SELF, java.util.Set.of(), partition);
+			});
+		given(this.streams.query(any(StateQueryRequest.class))).willReturn(new StateQueryResult<>() {
+			{
+				for (int partition = 0; partition < 6; partition++) {
+					addResult(partition, QueryResult.forResult(Map.of()));
+				}
+			}
+		});
+
+		assertThat(router(Duration.ZERO).batch(Lookup.BINDINGS, keys, null)).hasSize(60);
+
+		verify(this.streams, times(6)).queryMetadataForKey(eq("bindings"), any(String.class),
+				any(StreamPartitioner.class));
+		ArgumentCaptor<StateQueryRequest<Map<String, KeyClaim>>> asked = ArgumentCaptor.forClass(StateQueryRequest.class);
+		verify(this.streams).query(asked.capture());
+		Map<Integer, List<String>> expected = new java.util.HashMap<>();
+		keys.forEach((key) -> expected.computeIfAbsent(KeyPartitions.of(key, 6), (p) -> new java.util.ArrayList<>())
+			.add(key));
+		assertThat(asked.getValue().getQuery()).isEqualTo(new TableEntries<String, KeyClaim>(expected));
+	}
+
+	/** The key lives in {@code partition}, which this instance is active for: in a batch and looked up alone. */
 	@SuppressWarnings("unchecked")
 	private void localKey(String key, int partition) {
+		routedInBatches(key, SELF, partition);
 		given(this.streams.queryMetadataForKey(eq("bindings"), eq(key), any(Serializer.class)))
 			.willReturn(new KeyQueryMetadata(SELF, java.util.Set.of(), partition));
+	}
+
+	/** What Kafka Streams says of the key when a batch asks (it gives its partitioner, not a serializer). */
+	@SuppressWarnings("unchecked")
+	private void routedInBatches(String key, HostInfo active, int partition) {
+		given(this.streams.queryMetadataForKey(eq("bindings"), eq(key), any(StreamPartitioner.class)))
+			.willReturn(new KeyQueryMetadata(active, java.util.Set.of(), partition));
 	}
 
 }
