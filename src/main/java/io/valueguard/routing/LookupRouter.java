@@ -169,7 +169,8 @@ public class LookupRouter {
 				}
 			}
 			catch (IllegalStateException ex) {
-				// the client stopped running meanwhile: this key, and the ones after it, go their own way
+				// the client stopped running meanwhile: this key goes its own way, as do the later ones of partitions
+				// not asked about yet (the others follow the answer of a moment ago; whoever they go to checks)
 			}
 			if (metadata == null || metadata.equals(KeyQueryMetadata.NOT_AVAILABLE)) {
 				routes.unrouted.add(key);
