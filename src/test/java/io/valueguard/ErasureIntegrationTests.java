@@ -7,17 +7,14 @@ import java.util.List;
 import java.util.Map;
 
 import io.valueguard.support.ApiClient;
-import io.valueguard.support.FreePorts;
 import io.valueguard.support.KafkaProbe;
-import io.valueguard.support.ServiceArguments;
+import io.valueguard.support.ServiceInstance;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.kafka.test.EmbeddedKafkaBroker;
 import org.springframework.kafka.test.context.EmbeddedKafka;
 
@@ -47,7 +44,7 @@ class ErasureIntegrationTests {
 	@TempDir
 	Path state;
 
-	private ConfigurableApplicationContext service;
+	private ServiceInstance service;
 
 	@AfterEach
 	void stop() {
@@ -123,13 +120,9 @@ class ErasureIntegrationTests {
 	}
 
 	private ApiClient start(EmbeddedKafkaBroker broker) {
-		int port = FreePorts.next();
-		this.service = new SpringApplicationBuilder(ValueGuardApplication.class)
-			.run(ServiceArguments.onTopicsOf(ID, broker.getBrokersAsString(), this.state, port,
-					"--valueguard.store.max-compaction-lag=1s", "--valueguard.store.delete-retention=0s"));
-		ApiClient api = new ApiClient(port);
-		await("ready").atMost(PATIENCE).until(() -> api.get("/actuator/health/readiness").status() == 200);
-		return api;
+		this.service = ServiceInstance.start(ID, broker.getBrokersAsString(), this.state, PATIENCE,
+				"--valueguard.store.max-compaction-lag=1s", "--valueguard.store.delete-retention=0s");
+		return this.service.api();
 	}
 
 }

@@ -7,17 +7,14 @@ import java.nio.file.Path;
 import java.time.Duration;
 
 import io.valueguard.support.ApiClient;
-import io.valueguard.support.FreePorts;
 import io.valueguard.support.KafkaProbe;
 import io.valueguard.support.Scrape;
-import io.valueguard.support.ServiceArguments;
+import io.valueguard.support.ServiceInstance;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.kafka.test.EmbeddedKafkaBroker;
 import org.springframework.kafka.test.context.EmbeddedKafka;
 
@@ -42,7 +39,7 @@ class ShutdownIntegrationTests {
 	@TempDir
 	Path state;
 
-	private ConfigurableApplicationContext service;
+	private ServiceInstance service;
 
 	@AfterEach
 	void stop() {
@@ -53,12 +50,9 @@ class ShutdownIntegrationTests {
 
 	@Test
 	void shouldNotWaitOutAnAbandonedSynchronousWriteWhenStopping(EmbeddedKafkaBroker broker) {
-		int port = FreePorts.next();
-		this.service = new SpringApplicationBuilder(ValueGuardApplication.class)
-			.run(ServiceArguments.onTopicsOf(ID, broker.getBrokersAsString(), this.state, port,
-					"--valueguard.retention=1s"));
-		ApiClient api = new ApiClient(port);
-		await("ready").atMost(PATIENCE).until(() -> api.get("/actuator/health/readiness").status() == 200);
+		this.service = ServiceInstance.start(ID, broker.getBrokersAsString(), this.state, PATIENCE,
+				"--valueguard.retention=1s");
+		ApiClient api = this.service.api();
 		// a claim 50 s ahead makes the next one from the API too old to apply (retention 1 s): it is dead-lettered,
 		// so a wait for its ruling would last its whole patience
 		try (KafkaProbe kafka = new KafkaProbe(broker.getBrokersAsString())) {
@@ -67,7 +61,7 @@ class ShutdownIntegrationTests {
 		await().atMost(PATIENCE).until(() -> api.get("/api/claims/k1").body().contains("ahead"));
 
 		// the client gives up after 1 s of its 30 s wait, and over HTTP/1.1 the server cannot tell
-		ApiClient impatient = new ApiClient(port, Duration.ofSeconds(1));
+		ApiClient impatient = new ApiClient(this.service.port(), Duration.ofSeconds(1));
 		assertThatExceptionOfType(UncheckedIOException.class).isThrownBy(() -> impatient.claim("k1", "now", "30s"))
 			.withCauseInstanceOf(HttpTimeoutException.class);
 		// published and waiting, though nobody listens (the server goes on with a request whose client left)
