@@ -40,6 +40,10 @@
 #       valueguard.retention, side by side: claims/s and their ratio, store entries while running and at the end, claims
 #       refused, changelog size after compaction, and time to ready after a wiped restart. Defaults: 5000000 1000s
 #       (record i is stamped i ms after the first, so 1000s of stream time is a million records).
+#   scripts/benchmark.sh filters [entries per store] [reads per round]
+#       What partitioned index and filters (valueguard.rocksdb.partitioned-filters) cost a read while every index and
+#       filter block fits the cache: two RocksDB stores, whole blocks and partitioned, read in alternating rounds;
+#       nanoseconds per read of each and their ratio. Defaults: 170000 1000000 (a partition's share of 1,000,000 keys).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # the packaged jar is what runs, as users run it
@@ -48,6 +52,12 @@ if [ "${1:-}" = "memory" ]; then
   ./mvnw -B -ntp -Pbench test -Dtest=StoreBenchmark -Dsurefire.failIfNoSpecifiedTests=false \
     -Dvalueguard.bench.keys="${2:-1000000}" -Dvalueguard.bench.heap-mib="${3:-1024}" \
     -Dvalueguard.bench.block-cache-mib="${4:-256}" | grep -E '^\||keys,|Restart|Tests run|FAIL|ERROR'
+  exit 0
+fi
+if [ "${1:-}" = "filters" ]; then
+  ./mvnw -B -ntp -Pbench test -Dtest=FilterLayoutBenchmark -Dsurefire.failIfNoSpecifiedTests=false ${BENCH_OPTS:-} \
+    -Dvalueguard.bench.entries="${2:-170000}" -Dvalueguard.bench.reads="${3:-1000000}" \
+    | grep -E '^\||entries per store|Tests run|FAIL|ERROR'
   exit 0
 fi
 if [ "${1:-}" = "scale" ]; then

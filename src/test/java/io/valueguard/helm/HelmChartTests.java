@@ -93,6 +93,7 @@ class HelmChartTests {
 			.as("not the JVM's choice, which is Serial below 1,792 MiB").contains("-XX:+UseG1GC");
 		assertThat(env(container, "VALUEGUARD_ROCKSDB_BLOCK_CACHE_SIZE").getValue()).isEqualTo("256MB");
 		assertThat(env(container, "VALUEGUARD_ROCKSDB_WRITE_BUFFER_BUDGET").getValue()).isEqualTo("64MB");
+		assertThat(env(container, "VALUEGUARD_ROCKSDB_PARTITIONED_FILTERS").getValue()).isEqualTo("false");
 		assertThat(container.getResources().getLimits().get("memory").toString()).isEqualTo("1664Mi");
 		assertThat(container.getResources().getRequests().get("memory").toString()).isEqualTo("1664Mi");
 		assertThat(container.getResources().getRequests().get("cpu").toString()).isEqualTo("500m");
@@ -229,6 +230,7 @@ class HelmChartTests {
 			.set("extraContainers[0].name", "proxy").set("extraContainers[0].image", "envoyproxy/envoy:v1.31")
 			.set("initContainers[0].name", "wait").set("initContainers[0].image", "busybox:1.36")
 			.set("persistence.retentionPolicy.whenScaled", "Delete")
+			.set("rocksdb.partitionedFilters", "true")
 			.set("probes.liveness.timeoutSeconds", "5").set("probes.startup.initialDelaySeconds", "20")
 			.set("metrics.serviceMonitor.enabled", "true").set("metrics.serviceMonitor.scrapeTimeout", "20s")
 			.set("metrics.serviceMonitor.relabelings[0].targetLabel", "team")
@@ -253,6 +255,8 @@ class HelmChartTests {
 		assertThat(pod.getInitContainers()).extracting(Container::getName).containsExactly("wait");
 		assertThat(pod.getContainers().get(0).getLivenessProbe().getTimeoutSeconds()).isEqualTo(5);
 		assertThat(pod.getContainers().get(0).getStartupProbe().getInitialDelaySeconds()).isEqualTo(20);
+		assertThat(env(pod.getContainers().get(0), "VALUEGUARD_ROCKSDB_PARTITIONED_FILTERS").getValue())
+			.isEqualTo("true");
 		assertThat(statefulSet.getSpec().getPersistentVolumeClaimRetentionPolicy().getWhenScaled()).isEqualTo("Delete");
 		assertThat(statefulSet.getSpec().getPersistentVolumeClaimRetentionPolicy().getWhenDeleted())
 			.isEqualTo("Retain");

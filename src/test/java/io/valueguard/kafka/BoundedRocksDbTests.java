@@ -1,5 +1,7 @@
 package io.valueguard.kafka;
 
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
@@ -7,9 +9,15 @@ import java.util.Properties;
 import io.valueguard.support.TestProperties;
 import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.rocksdb.BlockBasedTableConfig;
+import org.rocksdb.FlushOptions;
+import org.rocksdb.LRUCache;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.Statistics;
+import org.rocksdb.TickerType;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -61,6 +69,71 @@ class BoundedRocksDbTests {
 			new BoundedRocksDb().setConfig("bindings", options, configs);
 			assertThat(((BlockBasedTableConfig) options.tableFormatConfig()).filterPolicy()).isNull();
 		}
+	}
+
+	@Test
+	void shouldReadOnePartitionOfAFileFilterWhenALookupMissesTheCacheWithPartitionedFilters(@TempDir Path directory)
+			throws RocksDBException {
+		// about 4 KiB a read: the partition that covers the key
+		assertThat(filterBytesPerRead(directory, Map.of("valueguard.rocksdb.partitioned-filters", true)))
+			.isLessThan(16 << 10);
+	}
+
+	@Test
+	void shouldReadAFileWholeFilterWhenALookupMissesTheCacheByDefault(@TempDir Path directory)
+			throws RocksDBException {
+		// the whole filter of the file: about 250 KB at 200,000 entries and 10 bits a key
+		assertThat(filterBytesPerRead(directory, Map.of())).isGreaterThan(200_000L);
+	}
+
+	/** The filter bytes a lookup of an absent key reads into the block cache, from a file of 200,000 entries. */
+	private static long filterBytesPerRead(Path directory, Map<String, Object> settings) throws RocksDBException {
+		Map<String, Object> configs = configs(TestProperties.of(settings).rocksdb());
+		BoundedRocksDb setter = new BoundedRocksDb();
+		// a cache too small to keep any filter block: every lookup below has to read the filter it needs
+		try (Options options = new Options(); Statistics statistics = new Statistics();
+				LRUCache tiny = new LRUCache(64 << 10); FlushOptions flush = new FlushOptions()) {
+			options.setCreateIfMissing(true);
+			options.setTableFormatConfig(new BlockBasedTableConfig());
+			setter.setConfig("bindings", options, configs);
+			BlockBasedTableConfig table = (BlockBasedTableConfig) options.tableFormatConfig();
+			table.setBlockCache(tiny);
+			options.setTableFormatConfig(table);
+			options.setStatistics(statistics);
+			try (RocksDB store = RocksDB.open(options, directory.toString())) {
+				for (int i = 0; i < 200_000; i++) {
+					store.put(bytes("key-" + i), bytes("value-" + i));
+				}
+				store.flush(flush.setWaitForFlush(true));
+				store.compactRange();
+				assertThat(store.getLiveFilesMetaData()).hasSize(1);
+				long missesBefore = statistics.getTickerCount(TickerType.BLOCK_CACHE_FILTER_MISS);
+				long bytesBefore = statistics.getTickerCount(TickerType.BLOCK_CACHE_FILTER_BYTES_INSERT);
+				for (int i = 0; i < 100; i++) {
+					// absent keys within the file's key range, so that the filter is asked
+					assertThat(store.get(bytes("key-" + i + "-absent"))).isNull();
+				}
+				long misses = statistics.getTickerCount(TickerType.BLOCK_CACHE_FILTER_MISS) - missesBefore;
+				long bytes = statistics.getTickerCount(TickerType.BLOCK_CACHE_FILTER_BYTES_INSERT) - bytesBefore;
+				assertThat(misses).as("filter reads").isPositive();
+				return bytes / misses;
+			}
+			finally {
+				setter.close("bindings", options);
+			}
+		}
+	}
+
+	private static Map<String, Object> configs(io.valueguard.config.ValueGuardProperties.RocksDb settings) {
+		Properties configuration = new Properties();
+		BoundedRocksDb.configure(configuration, settings);
+		Map<String, Object> configs = new HashMap<>();
+		configuration.forEach((key, value) -> configs.put((String) key, value));
+		return configs;
+	}
+
+	private static byte[] bytes(String text) {
+		return text.getBytes(StandardCharsets.UTF_8);
 	}
 
 }
