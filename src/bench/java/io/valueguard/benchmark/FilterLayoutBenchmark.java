@@ -68,9 +68,7 @@ class FilterLayoutBenchmark {
 		}
 		finally {
 			options.forEach(Options::close);
-			try (var files = Files.walk(work)) {
-				files.sorted((a, b) -> b.compareTo(a)).forEach((path) -> path.toFile().delete());
-			}
+			BenchInstances.dropData(work);
 		}
 	}
 
