@@ -34,6 +34,18 @@ public class BoundedRocksDb implements RocksDBConfigSetter {
 	/** Memtables per store: one being written, one being flushed. */
 	private static final int MEMTABLES = 2;
 
+	/** The share of the block cache kept for index and filter blocks, so that data blocks cannot evict them. */
+	static final double INDEX_AND_FILTER_SHARE = 0.1;
+
+	/** RocksDB's data blocks, which these stores keep at the default size. */
+	private static final int DATA_BLOCK_BYTES = 4096;
+
+	/**
+	 * An index entry per data block: a key that separates the block from the next (about as long as a short key)
+	 * and the block's place in the file; measured at 22 to 24 bytes with keys of 12 to 16 bytes.
+	 */
+	private static final int INDEX_BYTES_PER_BLOCK = 24;
+
 	private static final Object LOCK = new Object();
 
 	private static Cache cache;
@@ -51,6 +63,22 @@ public class BoundedRocksDb implements RocksDBConfigSetter {
 		configuration.put(PARTITIONED_FILTERS, Boolean.toString(settings.partitionedFilters()));
 	}
 
+	/** The part of the budget that index and filter blocks have to themselves (the cache's high-priority pool). */
+	public static long indexAndFilterShare(ValueGuardProperties.RocksDb settings) {
+		return (long) (settings.blockCacheSize().toBytes() * INDEX_AND_FILTER_SHARE);
+	}
+
+	/**
+	 * Estimates the index and filter blocks of a store from what Kafka Streams reports of it: a filter has
+	 * {@code bloomBitsPerKey} bits per entry, an index one entry per 4 KiB of its files. Keys much longer than 16 bytes
+	 * make the index larger than this says, by about their length per block (docs/scaling.md).
+	 * @param entries the store's entries (RocksDB's {@code estimate-num-keys})
+	 * @param fileBytes the size of its files ({@code total-sst-files-size})
+	 */
+	public static long indexAndFilterBytes(long entries, long fileBytes, int bloomBitsPerKey) {
+		return entries * bloomBitsPerKey / 8 + fileBytes / DATA_BLOCK_BYTES * INDEX_BYTES_PER_BLOCK;
+	}
+
 	@Override
 	public void setConfig(String storeName, Options options, Map<String, Object> configs) {
 		long cacheSize = Long.parseLong(String.valueOf(configs.get(BLOCK_CACHE_SIZE)));
@@ -60,8 +88,7 @@ public class BoundedRocksDb implements RocksDBConfigSetter {
 		BlockBasedTableConfig table = (BlockBasedTableConfig) options.tableFormatConfig();
 		synchronized (LOCK) {
 			if (cache == null) {
-				// a tenth of the cache kept for index and filter blocks, so that data blocks cannot evict them
-				cache = new LRUCache(cacheSize, -1, false, 0.1);
+				cache = new LRUCache(cacheSize, -1, false, INDEX_AND_FILTER_SHARE);
 				writeBufferManager = new WriteBufferManager(writeBuffers, cache);
 			}
 			table.setBlockCache(cache);

@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Random;
 
 import io.valueguard.support.TestProperties;
 import org.apache.kafka.streams.StreamsConfig;
@@ -17,6 +18,7 @@ import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.Statistics;
+import org.rocksdb.TableProperties;
 import org.rocksdb.TickerType;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -84,6 +86,55 @@ class BoundedRocksDbTests {
 			throws RocksDBException {
 		// the whole filter of the file: about 250 KB at 200,000 entries and 10 bits a key
 		assertThat(filterBytesPerRead(directory, Map.of())).isGreaterThan(200_000L);
+	}
+
+	@Test
+	void shouldEstimateAStoreIndexAndFiltersFromItsEntriesAndFileSize(@TempDir Path directory) throws RocksDBException {
+		assertThat(estimatedOverActualIndexAndFilters(directory.resolve("whole"), Map.of())).isBetween(0.8, 1.25);
+		assertThat(estimatedOverActualIndexAndFilters(directory.resolve("partitioned"),
+				Map.of("valueguard.rocksdb.partitioned-filters", true)))
+			.isBetween(0.8, 1.25);
+	}
+
+	/**
+	 * Writes 200,000 entries shaped like the bindings store's (a key of a dozen bytes, a claim of about 30) and
+	 * returns the estimate from what Kafka Streams reports of a store over the index and filter sizes of its files.
+	 */
+	private static double estimatedOverActualIndexAndFilters(Path directory, Map<String, Object> settings)
+			throws RocksDBException {
+		io.valueguard.config.ValueGuardProperties.RocksDb rocksdb = TestProperties.of(settings).rocksdb();
+		BoundedRocksDb setter = new BoundedRocksDb();
+		Random random = new Random(25);
+		try (Options options = new Options(); FlushOptions flush = new FlushOptions()) {
+			options.setCreateIfMissing(true);
+			options.setTableFormatConfig(new BlockBasedTableConfig());
+			setter.setConfig("bindings", options, configs(rocksdb));
+			try (RocksDB store = RocksDB.open(options, directory.toString())) {
+				for (int i = 0; i < 200_000; i++) {
+					byte[] claim = new byte[30];
+					random.nextBytes(claim);
+					store.put(bytes("user-" + random.nextInt(1_000_000)), claim);
+				}
+				store.flush(flush.setWaitForFlush(true));
+				long actual = 0;
+				for (TableProperties file : store.getPropertiesOfAllTables().values()) {
+					actual += file.getIndexSize() + file.getFilterSize();
+				}
+				long estimate = BoundedRocksDb.indexAndFilterBytes(store.getLongProperty("rocksdb.estimate-num-keys"),
+						store.getLongProperty("rocksdb.total-sst-files-size"), rocksdb.bloomFilterBitsPerKey());
+				return (double) estimate / actual;
+			}
+			finally {
+				setter.close("bindings", options);
+			}
+		}
+	}
+
+	@Test
+	void shouldKeepATenthOfTheBudgetForIndexAndFilters() {
+		assertThat(BoundedRocksDb.indexAndFilterShare(
+				TestProperties.of(Map.of("valueguard.rocksdb.block-cache-size", "64MB")).rocksdb()))
+			.isEqualTo((64L << 20) / 10);
 	}
 
 	/** The filter bytes a lookup of an absent key reads into the block cache, from a file of 200,000 entries. */

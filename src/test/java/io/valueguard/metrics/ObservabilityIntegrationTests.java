@@ -147,6 +147,14 @@ class ObservabilityIntegrationTests {
 			assertThat(scrape.values("kafka_stream_state_total_sst_files_size")).isNotEmpty();
 			assertThat(scrape.values("kafka_stream_state_background_errors")).isNotEmpty()
 				.allSatisfy((errors) -> assertThat(errors).isZero());
+			// the active partitions' index and filters (in memtables yet: a filter's 10 bits an entry), against the
+			// tenth of the default 64 MB budget kept for them; whole blocks, by default
+			assertThat(scrape.sum("valueguard_rocksdb_index_filter_estimate_bytes", "store=\"bindings\"").orElse(0))
+				.isGreaterThanOrEqualTo(10 * 10 / 8);
+			assertThat(scrape.values("valueguard_rocksdb_index_filter_estimate_bytes", "store=\"owners\"")).hasSize(1);
+			assertThat(scrape.values("valueguard_rocksdb_index_filter_share_bytes"))
+				.containsExactly((double) ((64L << 20) / 10));
+			assertThat(scrape.values("valueguard_rocksdb_partitioned_filters")).containsExactly(0.0);
 			// statistics-based (KIP-471): registered, but recorded only at DEBUG, and the default is INFO
 			assertThat(scrape.values("kafka_stream_state_bytes_written_total", "store=\"bindings\"")).isNotEmpty()
 				.allSatisfy((written) -> assertThat(written).isZero());
