@@ -28,7 +28,8 @@ import org.springframework.stereotype.Component;
  * <ul>
  * <li>{@code valueguard_rocksdb_index_filter_estimate_bytes{store}}: the index and filter blocks of the store
  * partitions this instance is active for, estimated from Kafka Streams' RocksDB metrics (their entries and file
- * sizes, read on a schedule; standby partitions take no lookups and are left out);</li>
+ * sizes, read every {@code valueguard.metrics.refresh-interval}; standby partitions take no lookups and are left
+ * out);</li>
  * <li>{@code valueguard_rocksdb_index_filter_share_bytes}: the part of the budget kept for them;</li>
  * <li>{@code valueguard_rocksdb_partitioned_filters}: 1 when {@code valueguard.rocksdb.partitioned-filters} is on,
  * which makes a lookup read one partition instead of a whole file's index and filter.</li>
@@ -77,8 +78,10 @@ class IndexAndFilterMetrics {
 			.register(registry);
 	}
 
-	@Scheduled(fixedDelayString = "${valueguard.query.lag-refresh-interval:1s}",
-			initialDelayString = "${valueguard.query.lag-refresh-interval:1s}")
+	// as often as the streams clients' metrics are read into Micrometer: walking them all is not free, and the
+	// estimate moves slowly
+	@Scheduled(fixedDelayString = "${valueguard.metrics.refresh-interval:10s}",
+			initialDelayString = "${valueguard.metrics.refresh-interval:10s}")
 	void publish() {
 		for (String store : STORES) {
 			KafkaStreams streams = this.clients.forStore(store).orElse(null);
