@@ -2,6 +2,7 @@ package io.valueguard.metrics;
 
 import java.math.BigInteger;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -99,7 +100,7 @@ class IndexAndFilterMetricsTests {
 	}
 
 	private static Set<TaskMetadata> tasks(Set<Integer> partitions) {
-		Set<TaskMetadata> tasks = new java.util.HashSet<>();
+		Set<TaskMetadata> tasks = new HashSet<>();
 		for (int partition : partitions) {
 			TaskMetadata task = mock(TaskMetadata.class);
 			when(task.taskId()).thenReturn(new TaskId(0, partition));
