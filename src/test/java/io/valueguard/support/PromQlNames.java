@@ -13,7 +13,7 @@ import java.util.regex.Pattern;
 public final class PromQlNames {
 
 	private static final Pattern METRIC = Pattern
-		.compile("\\b((?:valueguard|kafka_stream|jvm|process|system)_[a-zA-Z0-9_:]*)");
+		.compile("\\b((?:valueguard|kafka_stream|jvm|process|system|http_server)_[a-zA-Z0-9_:]*)");
 
 	private static final Path CHART = Path.of("helm", "valueguard");
 
