@@ -23,7 +23,9 @@
 #       The cost curve: for each keyspace (comma-separated), twice as many claims for half as many values, the plain
 #       table and ValueGuard (defaults, one instance each) side by side: claims/s and the ratio, resident memory while
 #       claiming and at rest against heap + RocksDB budget + 200 MiB, disk per million entries, readiness after a restart
-#       with the state directory wiped, and a standby's catch-up and takeover when the instance stops; a plot of the
+#       with the state directory wiped, and a standby's catch-up and takeover when the instance stops; the stores' index
+#       and filter estimate against the cache's share for them every 30 s while claiming (index-filter-<keys>.csv, and
+#       when it passed the share, with the claims rate then: where the rate falls against where the alert fires); a plot of the
 #       curve in target/benchmark/scale-<time>/cost-curve.png. Defaults: 100000,1000000,10000000 64. The first two
 #       points take 5 to 15 minutes on 2 cores; the third 40 minutes with a 256 MB cache, and at 64 MB over an hour
 #       (its stores outgrow the cache; docs/benchmarks.md, "The cost curve"), and more than 8 GiB of disk.

@@ -37,6 +37,14 @@ final class Runs {
 	private Runs() {
 	}
 
+	/** What a benchmark watches while the ValueGuard instance it times takes the claims; closed once it caught up. */
+	@FunctionalInterface
+	interface During {
+
+		AutoCloseable watch(InstanceProcess instance) throws Exception;
+
+	}
+
 	/** What a benchmark does with the ValueGuard instance it timed, before the instance stops. */
 	@FunctionalInterface
 	interface Afterwards {
@@ -78,6 +86,12 @@ final class Runs {
 	 */
 	static Run valueGuard(BrokerProcess broker, Admin admin, Path work, Workload workload, Setting setting,
 			@Nullable Afterwards afterwards) throws Exception {
+		return valueGuard(broker, admin, work, workload, setting, null, afterwards);
+	}
+
+	/** As above, with {@code during} watching the instance while it takes the claims. */
+	static Run valueGuard(BrokerProcess broker, Admin admin, Path work, Workload workload, Setting setting,
+			@Nullable During during, @Nullable Afterwards afterwards) throws Exception {
 		String bootstrapServers = broker.bootstrapServers();
 		String prefix = "bench-vg-" + UUID.randomUUID().toString().substring(0, 8);
 		List<String> arguments = BenchInstances.arguments(prefix, workload.topic(), workload.partitions(),
@@ -104,7 +118,11 @@ final class Runs {
 						+ endOffsets(admin, workload, prefix + "-owner-commands")
 						+ endOffsets(admin, workload, prefix + "-eviction-feedback"));
 			}
-			long millis = catchUp.time(() -> BenchInstances.running(instance, prefix), null);
+			long millis;
+			try (AutoCloseable watching = (during != null) ? during.watch(instance) : () -> {
+			}) {
+				millis = catchUp.time(() -> BenchInstances.running(instance, prefix), null);
+			}
 			Run run = new Run(prefix, workload.claims(), millis, catchUp.cpuSeconds(instance.pid()),
 					catchUp.cpuSeconds(broker.pid()), offsetsWritten(admin, prefix), threadMetric(instance, "commit.total"),
 					catchUp.threadLoads(instance.pid()), catchUp.threadLoads(broker.pid()),

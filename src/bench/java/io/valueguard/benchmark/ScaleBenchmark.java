@@ -25,7 +25,9 @@ import tools.jackson.databind.JsonNode;
 /**
  * The cost curve: for each keyspace (100,000, 1,000,000 and 10,000,000 keys by default), twice as many claims as
  * keys for half as many values, the plain table and ValueGuard with its defaults, one instance each, one after the
- * other over the same preloaded topic; then, with the ValueGuard instance that took the claims:
+ * other over the same preloaded topic; while ValueGuard takes the claims, its index and filter estimate against the
+ * block cache's share for them, every 30 s ({@link IndexFilterWatch}); then, with the ValueGuard instance that took
+ * the claims:
  * <ul>
  * <li>its resident memory, the largest while it took the claims and at rest afterwards, against heap + RocksDB
  * budget + 200 MiB;</li>
@@ -64,12 +66,18 @@ class ScaleBenchmark {
 
 	private static final int PARTITIONS = 6;
 
+	/**
+	 * How often the index and filter estimate is sampled while ValueGuard takes the claims: where its rate falls
+	 * against where {@code ValueGuardRocksDBIndexOutgrowsCache} would fire.
+	 */
+	private static final Duration WATCH_EVERY = Duration.ofSeconds(30);
+
 	/** Readiness's default: a store partition at most this many records behind its changelog counts as caught up. */
 	private static final long CAUGHT_UP = 1_000;
 
 	/** One keyspace's figures. */
 	record Point(Workload workload, Run baseline, Run valueGuard, long residentAtRestMib, Map<String, Long> entries,
-			Map<String, Long> diskBytes, Restore wiped, long standbysMillis, Restore takeover) {
+			Map<String, Long> diskBytes, Restore wiped, long standbysMillis, Restore takeover, String indexAndFilters) {
 
 		double ratio() {
 			return this.valueGuard.claimsPerSecond() / this.baseline.claimsPerSecond();
@@ -96,8 +104,8 @@ class ScaleBenchmark {
 		static Row of(Point point) {
 			int keys = point.workload().keys();
 			return new Row(keys, row(point),
-					String.format(Locale.ROOT, "%,d keys: the wiped restart restored %s; the takeover restored %s", keys,
-							point.wiped().describe(), point.takeover().describe()),
+					String.format(Locale.ROOT, "%,d keys: the wiped restart restored %s; the takeover restored %s; %s",
+							keys, point.wiped().describe(), point.takeover().describe(), point.indexAndFilters()),
 					new CostCurve.Rates(keys, point.baseline().claimsPerSecond(), point.valueGuard().claimsPerSecond()));
 		}
 
@@ -178,9 +186,12 @@ class ScaleBenchmark {
 						preload / 1000.0);
 				Run baseline = Runs.baseline(broker, admin, work, workload, Setting.DEFAULTS);
 				Point[] point = new Point[1];
+				IndexFilterWatch[] watch = new IndexFilterWatch[1];
 				Runs.valueGuard(broker, admin, work, workload, settings(),
+						(instance) -> watch[0] = IndexFilterWatch.start(instance,
+								work.resolve("index-filter-" + workload.keys() + ".csv"), WATCH_EVERY),
 						(instance, prefix, arguments, run) -> point[0] = afterwards(broker, work, workload, baseline,
-								instance, prefix, arguments, run));
+								instance, prefix, arguments, run, watch[0].summary()));
 				rows.add(Row.of(point[0]));
 				rows.sort(Comparator.comparingInt(Row::keys));
 				System.out.println(row(point[0]));
@@ -212,7 +223,8 @@ class ScaleBenchmark {
 	}
 
 	private static Point afterwards(BrokerProcess broker, Path work, Workload workload, Run baseline,
-			InstanceProcess instance, String prefix, List<String> arguments, Run run) throws Exception {
+			InstanceProcess instance, String prefix, List<String> arguments, Run run, String indexAndFilters)
+			throws Exception {
 		long atRest = 0;
 		for (int i = 0; i < 20; i++) {
 			atRest = Math.max(atRest, CatchUp.residentMib(instance.pid()));
@@ -247,7 +259,8 @@ class ScaleBenchmark {
 			Restore takeover = new Restore((System.nanoTime() - stopped) / 1_000_000,
 					StateFigures.restoredByStore(standby.log().substring(logLength)));
 			standby.stop();
-			return new Point(workload, baseline, run, atRest, entries, disk, wiped, standbysMillis, takeover);
+			return new Point(workload, baseline, run, atRest, entries, disk, wiped, standbysMillis, takeover,
+					indexAndFilters);
 		}
 	}
 
