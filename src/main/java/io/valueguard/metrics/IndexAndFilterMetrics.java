@@ -1,6 +1,5 @@
 package io.valueguard.metrics;
 
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -11,11 +10,12 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.valueguard.config.ValueGuardProperties;
 import io.valueguard.kafka.BoundedRocksDb;
+import io.valueguard.kafka.StoreLags;
 import io.valueguard.kafka.StreamsClients;
 import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.streams.KafkaStreams;
-import org.apache.kafka.streams.ThreadMetadata;
+import org.apache.kafka.streams.processor.TaskId;
 
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
@@ -99,16 +99,14 @@ class IndexAndFilterMetrics {
 	}
 
 	private long estimate(String store, KafkaStreams streams) {
-		Set<String> active = new HashSet<>();
-		for (ThreadMetadata thread : streams.metadataForLocalThreads()) {
-			thread.activeTasks().forEach((task) -> active.add(task.taskId().toString()));
-		}
+		Set<Integer> active = StoreLags.activePartitions(streams);
 		long entries = 0;
 		long fileBytes = 0;
 		for (Map.Entry<MetricName, ? extends Metric> metric : streams.metrics().entrySet()) {
 			MetricName name = metric.getKey();
+			String task = name.tags().get("task-id");
 			if (!name.group().equals(STATE_GROUP) || !store.equals(name.tags().get("rocksdb-state-id"))
-					|| !active.contains(name.tags().get("task-id"))) {
+					|| task == null || !active.contains(TaskId.parse(task).partition())) {
 				continue;
 			}
 			if (name.name().equals(ENTRIES)) {
