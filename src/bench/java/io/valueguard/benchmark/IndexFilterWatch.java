@@ -3,6 +3,7 @@ package io.valueguard.benchmark;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,8 +16,9 @@ import io.valueguard.support.Scrape;
 /**
  * Samples, while an instance takes its claims, how large its stores' index and filters are against the share of the
  * block cache kept for them (the gauges behind the alert {@code ValueGuardRocksDBIndexOutgrowsCache}) beside the claims
- * it has applied: where the rate falls against where the alert would fire. The samples go to a CSV file beside the
- * report; {@link #summary()} gives them in one sentence.
+ * it has applied: where the rate falls against where the alert would fire. Each sample is appended to a CSV file
+ * beside the report as it is taken, so that a run stopped before its end (the largest keyspaces take hours) keeps
+ * them; {@link #summary()} gives them in one sentence.
  */
 final class IndexFilterWatch implements AutoCloseable {
 
@@ -49,7 +51,8 @@ final class IndexFilterWatch implements AutoCloseable {
 		this.thread.setDaemon(true);
 	}
 
-	static IndexFilterWatch start(InstanceProcess instance, Path csv, Duration every) {
+	static IndexFilterWatch start(InstanceProcess instance, Path csv, Duration every) throws IOException {
+		Files.writeString(csv, "seconds,claims,estimate_bytes,share_bytes\n");
 		IndexFilterWatch watch = new IndexFilterWatch(instance, csv, every);
 		watch.thread.start();
 		return watch;
@@ -86,6 +89,13 @@ final class IndexFilterWatch implements AutoCloseable {
 				(long) scrape.sum("valueguard_rocksdb_index_filter_share_bytes").orElse(0));
 		synchronized (this.samples) {
 			this.samples.add(sample);
+		}
+		try {
+			Files.writeString(this.csv, String.format(Locale.ROOT, "%.1f,%d,%d,%d%n", sample.seconds(),
+					sample.claims(), sample.estimateBytes(), sample.shareBytes()), StandardOpenOption.APPEND);
+		}
+		catch (IOException ex) {
+			// the sample stays in the summary
 		}
 	}
 
@@ -125,15 +135,9 @@ final class IndexFilterWatch implements AutoCloseable {
 	}
 
 	@Override
-	public void close() throws IOException, InterruptedException {
+	public void close() throws InterruptedException {
 		this.thread.interrupt();
 		this.thread.join();
-		StringBuilder lines = new StringBuilder("seconds,claims,estimate_bytes,share_bytes\n");
-		synchronized (this.samples) {
-			this.samples.forEach((sample) -> lines.append(String.format(Locale.ROOT, "%.1f,%d,%d,%d%n",
-					sample.seconds(), sample.claims(), sample.estimateBytes(), sample.shareBytes())));
-		}
-		Files.writeString(this.csv, lines);
 	}
 
 }
