@@ -62,7 +62,8 @@ import static org.awaitility.Awaitility.await;
 @DirtiesContext(classMode = DirtiesContext.ClassMode.AFTER_CLASS)
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
 		properties = { "valueguard.topics.partitions=4",
-				"valueguard.state-dir=${java.io.tmpdir}/valueguard-it/${random.uuid}",
+				// in the build directory, which './mvnw clean' empties: the context outlives the class's own hooks
+				"valueguard.state-dir=${user.dir}/target/valueguard-it/${random.uuid}",
 				"spring.cloud.stream.kafka.streams.binder.configuration.commit.interval.ms=50",
 				"spring.cloud.stream.kafka.streams.binder.configuration.num.stream.threads=2" })
 abstract class ValueGuardScenarios {

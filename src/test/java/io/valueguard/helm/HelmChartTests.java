@@ -30,7 +30,9 @@ import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.fabric8.openshift.api.model.monitoring.v1.PrometheusRule;
 import io.fabric8.openshift.api.model.monitoring.v1.ServiceMonitor;
 import io.valueguard.support.ConfigurationMetadata;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatException;
@@ -49,11 +51,16 @@ class HelmChartTests {
 	 * leaves hooks out) and without Chart.yaml's kubeVersion, since helm-java's template assumes Kubernetes 1.20 and
 	 * takes no other; {@link #shouldRequireAKubernetesThatHasEveryFieldItRenders} checks the real one.
 	 */
-	private static final Path RENDERED = renderableCopy();
+	private static Path rendered;
 
 	private static final KubernetesSerialization KUBERNETES = new KubernetesSerialization();
 
 	private static final String ISSUER = "https://login.example.com/realms/platform";
+
+	@BeforeAll
+	static void copyChart(@TempDir Path copies) {
+		rendered = renderableCopy(copies);
+	}
 
 	@Test
 	void shouldPassLint() {
@@ -158,7 +165,7 @@ class HelmChartTests {
 
 	@Test
 	void shouldShipAnEndToEndHelmTest() {
-		Pod open = testPod(new Helm(RENDERED).template().withName("vg").withNamespace("data")
+		Pod open = testPod(new Helm(rendered).template().withName("vg").withNamespace("data")
 			.set("security.requireAuthentication", "false").set("replicaCount", "4").call());
 		Container claim = open.getSpec().getContainers().get(0);
 		assertThat(env(claim, "FIRST").getValue()).isEqualTo("http://vg-valueguard-0.vg-valueguard-headless.data.svc:8080");
@@ -168,7 +175,7 @@ class HelmChartTests {
 				"erase=true", "\"outcome\":\"ERASED\"");
 		assertThat(open.getMetadata().getLabels()).containsEntry("vg-valueguard-client", "true");
 
-		Pod secured = testPod(new Helm(RENDERED).template().withName("vg").withNamespace("data")
+		Pod secured = testPod(new Helm(rendered).template().withName("vg").withNamespace("data")
 			.set("security.jwt.issuerUri", ISSUER).set("tests.authorizationSecret", "vg-test-token")
 			.set("tls.enabled", "true").set("tls.existingSecret", "vg-tls").call());
 		Container securedClaim = secured.getSpec().getContainers().get(0);
@@ -187,9 +194,9 @@ class HelmChartTests {
 		assertThat(Files.readString(CHART.resolve("Chart.yaml"))).contains("kubeVersion: \">=1.27.0-0\"");
 	}
 
-	private static Path renderableCopy() {
+	private static Path renderableCopy(Path copies) {
 		try {
-			Path copy = Files.createTempDirectory("valueguard-chart").resolve("valueguard");
+			Path copy = copies.resolve("valueguard");
 			try (var files = Files.walk(CHART)) {
 				for (Path file : files.toList()) {
 					Path target = copy.resolve(CHART.relativize(file).toString());
@@ -527,7 +534,7 @@ class HelmChartTests {
 	}
 
 	private static List<HasMetadata> renderBare(UnaryOperator<TemplateCommand> options) {
-		String manifests = options.apply(new Helm(RENDERED).template().withName("vg").withNamespace("data")).call();
+		String manifests = options.apply(new Helm(rendered).template().withName("vg").withNamespace("data")).call();
 		List<HasMetadata> objects = new ArrayList<>();
 		for (String document : manifests.split("(?m)^---\\s*$")) {
 			if (document.lines().allMatch((line) -> line.isBlank() || line.startsWith("#"))) {

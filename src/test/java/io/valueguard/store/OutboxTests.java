@@ -1,6 +1,6 @@
 package io.valueguard.store;
 
-import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,6 +30,7 @@ import org.apache.kafka.streams.processor.internals.InternalProcessorContext;
 import org.apache.kafka.streams.state.StoreBuilder;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.mockito.ArgumentCaptor;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -55,7 +56,7 @@ class OutboxTests {
 
 	private final TestOutputTopic<String, String> output;
 
-	OutboxTests() throws Exception {
+	OutboxTests(@TempDir Path stateDirectory) {
 		StreamsBuilder builder = new StreamsBuilder();
 		builder.stream("in", Consumed.with(Serdes.String(), Serdes.String()))
 			.process(new Messages())
@@ -63,7 +64,7 @@ class OutboxTests {
 		Properties config = new Properties();
 		config.put(StreamsConfig.APPLICATION_ID_CONFIG, "outbox-test");
 		config.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
-		config.put(StreamsConfig.STATE_DIR_CONFIG, Files.createTempDirectory("outbox").toString());
+		config.put(StreamsConfig.STATE_DIR_CONFIG, stateDirectory.toString());
 		this.driver = new TopologyTestDriver(builder.build(), config, Instant.ofEpochMilli(1_000_000));
 		this.input = this.driver.createInputTopic("in", new StringSerializer(), new StringSerializer());
 		this.output = this.driver.createOutputTopic("out", new StringDeserializer(), new StringDeserializer());

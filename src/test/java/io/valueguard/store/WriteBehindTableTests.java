@@ -1,6 +1,6 @@
 package io.valueguard.store;
 
-import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,6 +42,7 @@ import org.apache.kafka.streams.state.Stores;
 import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
@@ -89,7 +90,7 @@ class WriteBehindTableTests {
 
 	private final Cancellable checkSchedule = mock(Cancellable.class);
 
-	WriteBehindTableTests() throws Exception {
+	WriteBehindTableTests(@TempDir Path stateDirectory) {
 		StreamsBuilder builder = new StreamsBuilder();
 		builder.stream("in", Consumed.with(Serdes.String(), Serdes.String()))
 			.process(new Commands())
@@ -97,7 +98,7 @@ class WriteBehindTableTests {
 		Properties config = new Properties();
 		config.put(StreamsConfig.APPLICATION_ID_CONFIG, "write-behind-test");
 		config.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
-		config.put(StreamsConfig.STATE_DIR_CONFIG, Files.createTempDirectory("write-behind").toString());
+		config.put(StreamsConfig.STATE_DIR_CONFIG, stateDirectory.toString());
 		this.driver = new TopologyTestDriver(builder.build(), config, Instant.ofEpochMilli(1_000_000));
 		this.input = this.driver.createInputTopic("in", new StringSerializer(), new StringSerializer());
 		this.reads = this.driver.createOutputTopic("reads", new StringDeserializer(), new StringDeserializer());

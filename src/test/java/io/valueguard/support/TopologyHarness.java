@@ -1,6 +1,8 @@
 package io.valueguard.support;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
@@ -39,6 +41,7 @@ import org.apache.kafka.streams.kstream.Produced;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.test.TestRecord;
 import org.jspecify.annotations.Nullable;
+import org.springframework.util.FileSystemUtils;
 
 /**
  * Both stages in one {@link TopologyTestDriver}, built by calling the function beans on a plain StreamsBuilder: no
@@ -53,6 +56,8 @@ public final class TopologyHarness implements AutoCloseable {
 	private final ValueGuardProperties properties;
 
 	private final TopologyTestDriver driver;
+
+	private final Path stateDirectory;
 
 	private final TestInputTopic<byte[], byte[]> claims;
 
@@ -106,7 +111,8 @@ public final class TopologyHarness implements AutoCloseable {
 		config.put(StreamsConfig.APPLICATION_ID_CONFIG, "valueguard-test");
 		config.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
 		// each driver its own state directory, so that tests may run two at once
-		config.put(StreamsConfig.STATE_DIR_CONFIG, temporaryDirectory());
+		this.stateDirectory = temporaryDirectory();
+		config.put(StreamsConfig.STATE_DIR_CONFIG, this.stateDirectory.toString());
 		this.driver = new TopologyTestDriver(this.topology, config, Instant.ofEpochMilli(1_000_000));
 		this.claims = this.driver.createInputTopic(properties.topics().claims(), new ByteArraySerializer(),
 				new ByteArraySerializer());
@@ -304,9 +310,9 @@ public final class TopologyHarness implements AutoCloseable {
 		return held;
 	}
 
-	private static String temporaryDirectory() {
+	private static Path temporaryDirectory() {
 		try {
-			return java.nio.file.Files.createTempDirectory("valueguard-topology").toString();
+			return Files.createTempDirectory("valueguard-topology");
 		}
 		catch (java.io.IOException ex) {
 			throw new java.io.UncheckedIOException(ex);
@@ -319,7 +325,13 @@ public final class TopologyHarness implements AutoCloseable {
 
 	@Override
 	public void close() {
-		this.driver.close();
+		try {
+			this.driver.close();
+		}
+		finally {
+			// the driver deletes its tasks' directories, not the one it was given
+			FileSystemUtils.deleteRecursively(this.stateDirectory.toFile());
+		}
 	}
 
 }
