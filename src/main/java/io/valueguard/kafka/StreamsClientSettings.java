@@ -1,5 +1,6 @@
 package io.valueguard.kafka;
 
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Properties;
 
@@ -46,14 +47,17 @@ class StreamsClientSettings implements StreamsBuilderFactoryBeanConfigurer {
 
 	private final ObjectProvider<KafkaStreamsCustomizer> customizers;
 
+	private final LocalStateOrigin stateOrigin;
+
 	StreamsClientSettings(ValueGuardProperties properties, Environment environment, StreamThreadFailures failures,
-			ObjectProvider<KafkaStreamsCustomizer> customizers) {
+			ObjectProvider<KafkaStreamsCustomizer> customizers, LocalStateOrigin stateOrigin) {
 		this.streams = properties.streams();
 		this.properties = properties;
 		this.instanceName = (properties.instanceName() != null) ? properties.instanceName()
 				: derivedName(HostInfo.buildFromEndpoint(environment.getRequiredProperty(APPLICATION_SERVER)));
 		this.failures = failures;
 		this.customizers = customizers;
+		this.stateOrigin = stateOrigin;
 	}
 
 	/**
@@ -83,6 +87,7 @@ class StreamsClientSettings implements StreamsBuilderFactoryBeanConfigurer {
 			outlastOutagesWhenSending(configuration);
 			retryTransactionsSoon(configuration);
 			factoryBean.setStreamsConfiguration(configuration);
+			this.stateOrigin.claim(stateDirectory(configuration), StreamsClients.applicationIdOf(factoryBean));
 		}
 		// A factory bean holds one customizer, and a second setKafkaStreamsCustomizer silently replaces the first (the
 		// thread-failure handler with it): every KafkaStreamsCustomizer bean runs through this one.
@@ -123,6 +128,12 @@ class StreamsClientSettings implements StreamsBuilderFactoryBeanConfigurer {
 		if (!configuration.containsKey(backoff) && !configuration.containsKey(ProducerConfig.RETRY_BACKOFF_MS_CONFIG)) {
 			configuration.put(backoff, String.valueOf(RETRY_BACKOFF_MS));
 		}
+	}
+
+	private static Path stateDirectory(Properties configuration) {
+		Object configured = configuration.getOrDefault(StreamsConfig.STATE_DIR_CONFIG,
+				StreamsConfig.configDef().defaultValues().get(StreamsConfig.STATE_DIR_CONFIG));
+		return Path.of(String.valueOf(configured));
 	}
 
 	/** {@code host:port} as a group instance id: the advertised endpoint is unique and stable by contract. */

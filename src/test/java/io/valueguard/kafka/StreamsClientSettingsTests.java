@@ -64,7 +64,7 @@ class StreamsClientSettingsTests {
 				"spring.cloud.stream.kafka.streams.binder.configuration.application.server", "localhost:8080");
 		StreamsClientSettings settings = new StreamsClientSettings(TestProperties.defaults(), environment,
 				new StreamThreadFailures(TestProperties.defaults()), new StaticListableBeanFactory()
-					.getBeanProvider(KafkaStreamsCustomizer.class));
+					.getBeanProvider(KafkaStreamsCustomizer.class), new LocalStateOrigin("cluster", "claims"));
 		StreamsBuilderFactoryBean factoryBean = new StreamsBuilderFactoryBean();
 		assertThat(factoryBean.getPhase()).as("Spring Kafka's own").isGreaterThan(
 				WebServerApplicationContext.GRACEFUL_SHUTDOWN_PHASE);

@@ -1,0 +1,170 @@
+package io.valueguard.kafka;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+import java.util.Objects;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import io.valueguard.config.ValueGuardProperties;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.apache.kafka.clients.admin.Admin;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.kafka.core.KafkaAdmin;
+import org.springframework.stereotype.Component;
+import org.springframework.util.FileSystemUtils;
+
+/**
+ * Which Kafka cluster, and which claims topic in it, a stage's local state was built from. Kafka Streams restores a
+ * store from the offset its checkpoint names and checks only that the changelog reaches that far, so a state
+ * directory filled from another cluster (a laptop's local broker, a cluster rebuilt or migrated under persistent
+ * volumes) or from topics since deleted and created again would be restored on top of: its stores would keep entries
+ * this cluster never had and miss the ones before that offset, and the stages would rule on them. So each stage's
+ * directory gets a stamp beside it, naming the cluster id and the claims topic's id; before the stage starts, a
+ * directory whose stamp names another origin is deleted, and its stores restore from this cluster's changelogs as a
+ * new instance's do. A directory without a stamp (from a build before stamps) is kept and stamped.
+ */
+@Component
+public class LocalStateOrigin {
+
+	private static final Log logger = LogFactory.getLog(LocalStateOrigin.class);
+
+	private static final long TIMEOUT_SECONDS = 30;
+
+	static final String CLUSTER_ID = "cluster.id";
+
+	static final String CLAIMS_TOPIC_ID = "claims.topic.id";
+
+	/** Kafka Streams' lock on an application's state directory, held while a client runs in it. */
+	private static final String STREAMS_LOCK = ".lock";
+
+	private final Properties origin;
+
+	@Autowired
+	LocalStateOrigin(KafkaAdmin kafkaAdmin, TopicProvisioner topics, ValueGuardProperties properties) {
+		// after the provisioner, which creates the claims topic when it is missing
+		Objects.requireNonNull(topics);
+		String claims = properties.topics().claims();
+		try (Admin admin = Admin.create(kafkaAdmin.getConfigurationProperties())) {
+			String clusterId = admin.describeCluster().clusterId().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+			this.origin = origin(Objects.requireNonNullElse(clusterId, ""),
+					admin.describeTopics(List.of(claims))
+						.topicNameValues()
+						.get(claims)
+						.get(TIMEOUT_SECONDS, TimeUnit.SECONDS)
+						.topicId()
+						.toString());
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			throw new IllegalStateException("Could not read the Kafka cluster's id and the id of the claims topic '"
+					+ claims + "'", ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while reading the Kafka cluster's id", ex);
+		}
+	}
+
+	LocalStateOrigin(String clusterId, String claimsTopicId) {
+		this.origin = origin(clusterId, claimsTopicId);
+	}
+
+	private static Properties origin(String clusterId, String claimsTopicId) {
+		Properties origin = new Properties();
+		origin.setProperty(CLUSTER_ID, clusterId);
+		origin.setProperty(CLAIMS_TOPIC_ID, claimsTopicId);
+		return origin;
+	}
+
+	/**
+	 * Makes {@code stateDir/applicationId} this origin's: deletes it if its stamp names another, then stamps it.
+	 * Left as it is while another process runs in it (Kafka Streams then refuses to start there, and says why).
+	 * @return whether the directory was deleted
+	 */
+	boolean claim(Path stateDir, String applicationId) {
+		Path directory = stateDir.resolve(applicationId);
+		Path stamp = stateDir.resolve(applicationId + ".origin");
+		try {
+			Properties stamped = read(stamp);
+			if (this.origin.equals(stamped)) {
+				return false;
+			}
+			boolean deleted = false;
+			if (stamped != null && Files.isDirectory(directory)) {
+				if (!unlocked(directory)) {
+					return false;
+				}
+				logger.warn("The state in " + directory + " was built from Kafka cluster "
+						+ stamped.getProperty(CLUSTER_ID) + " (claims topic " + stamped.getProperty(CLAIMS_TOPIC_ID)
+						+ "), this is cluster " + this.origin.getProperty(CLUSTER_ID) + " (claims topic "
+						+ this.origin.getProperty(CLAIMS_TOPIC_ID) + "): deleting it, the stores restore from this "
+						+ "cluster's changelogs");
+				FileSystemUtils.deleteRecursively(directory);
+				deleted = true;
+			}
+			write(stamp);
+			return deleted;
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Could not check where the state in " + directory + " comes from", ex);
+		}
+	}
+
+	private static @Nullable Properties read(Path stamp) throws IOException {
+		if (!Files.isRegularFile(stamp)) {
+			return null;
+		}
+		Properties stamped = new Properties();
+		try (Reader reader = Files.newBufferedReader(stamp, StandardCharsets.UTF_8)) {
+			stamped.load(reader);
+		}
+		return stamped;
+	}
+
+	private void write(Path stamp) throws IOException {
+		Files.createDirectories(stamp.getParent());
+		Path written = stamp.resolveSibling(stamp.getFileName() + ".tmp");
+		try (Writer writer = Files.newBufferedWriter(written, StandardCharsets.UTF_8)) {
+			this.origin.store(writer, "The Kafka cluster and claims topic ValueGuard built the state beside this from");
+		}
+		Files.move(written, stamp, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+	}
+
+	/** Whether no process holds Kafka Streams' lock on the directory (checked by taking it for a moment). */
+	private static boolean unlocked(Path directory) throws IOException {
+		Path lock = directory.resolve(STREAMS_LOCK);
+		if (!Files.exists(lock)) {
+			return true;
+		}
+		try (FileChannel channel = FileChannel.open(lock, StandardOpenOption.WRITE)) {
+			FileLock taken = channel.tryLock();
+			if (taken == null) {
+				logger.warn("Not checking the state in " + directory + ": another process runs in it");
+				return false;
+			}
+			taken.release();
+			return true;
+		}
+		catch (OverlappingFileLockException ex) {
+			logger.warn("Not checking the state in " + directory + ": a client in this process runs in it");
+			return false;
+		}
+	}
+
+}

@@ -1,0 +1,94 @@
+package io.valueguard.kafka;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+
+import io.valueguard.support.ApiClient;
+import io.valueguard.support.ServiceInstance;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * An instance whose state directory was filled from one Kafka cluster, started against another (a laptop's state
+ * meeting the team's cluster, a cluster rebuilt or migrated under persistent volumes), must not mix the two: Kafka
+ * Streams restores each store from its checkpointed offset, and notices nothing wrong as long as the other cluster's
+ * changelog reaches past that offset. The stores would keep entries the cluster never had and miss the ones before
+ * the offset.
+ */
+@Tag("integration")
+class LocalStateOriginIntegrationTests {
+
+	private static final Duration PATIENCE = Duration.ofSeconds(90);
+
+	private static final String ID = "origin";
+
+	private static final Set<String> TEAM_KEYS = IntStream.range(0, 10)
+		.mapToObj((i) -> "member-" + i)
+		.collect(Collectors.toSet());
+
+	private static final Map<String, String> TEAM_BINDINGS = TEAM_KEYS.stream()
+		.collect(Collectors.toMap(Function.identity(), (key) -> key + "@example.com"));
+
+	@TempDir
+	Path work;
+
+	private final EmbeddedKafkaKraftBroker laptop = broker();
+
+	private final EmbeddedKafkaKraftBroker team = broker();
+
+	@AfterEach
+	void stopBrokers() {
+		this.laptop.destroy();
+		this.team.destroy();
+	}
+
+	@Test
+	void shouldRebuildStateFilledFromAnotherClusterFromThisClustersChangelogs() {
+		Path state = this.work.resolve("state");
+		// the team's cluster already runs ValueGuard: its changelogs reach past anything one laptop claim wrote
+		try (ServiceInstance member = start(this.team, this.work.resolve("member-state"))) {
+			TEAM_BINDINGS.forEach((key, value) -> member.api().claim(key, value));
+			await("the team's claims bound").atMost(PATIENCE)
+				.until(() -> member.api().boundValues(TEAM_KEYS).equals(TEAM_BINDINGS));
+		}
+		try (ServiceInstance onLaptop = start(this.laptop, state)) {
+			onLaptop.api().claim("alice", "+1-555-0100");
+			await("alice bound on the laptop").atMost(PATIENCE)
+				.until(() -> onLaptop.api().binding("alice").status() == 200);
+		}
+
+		try (ServiceInstance moved = start(this.team, state)) {
+			ApiClient api = moved.api();
+			await("the team's state, and only the team's").atMost(PATIENCE).untilAsserted(() -> {
+				assertThat(api.boundValues(TEAM_KEYS)).isEqualTo(TEAM_BINDINGS);
+				assertThat(api.binding("alice").status()).as("the laptop's alice").isEqualTo(404);
+				assertThat(api.owner("+1-555-0100").status()).as("the laptop's value").isEqualTo(404);
+			});
+		}
+	}
+
+	private ServiceInstance start(EmbeddedKafkaKraftBroker broker, Path state) {
+		return ServiceInstance.start(ID, broker.getBrokersAsString(), state, PATIENCE);
+	}
+
+	private static EmbeddedKafkaKraftBroker broker() {
+		EmbeddedKafkaKraftBroker broker = new EmbeddedKafkaKraftBroker(1, 1);
+		broker.brokerProperties(Map.of("transaction.state.log.replication.factor", "1",
+				"transaction.state.log.min.isr", "1", "offsets.topic.replication.factor", "1"));
+		broker.afterPropertiesSet();
+		return broker;
+	}
+
+}

@@ -1,0 +1,112 @@
+package io.valueguard.kafka;
+
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class LocalStateOriginTests {
+
+	private static final String STAGE = "valueguard-keys";
+
+	@TempDir
+	Path state;
+
+	private final LocalStateOrigin here = new LocalStateOrigin("cluster-b", "claims-1");
+
+	@Test
+	void shouldStampANewDirectory() throws Exception {
+		assertThat(this.here.claim(this.state, STAGE)).isFalse();
+
+		assertThat(Files.readString(stamp())).contains("cluster.id=cluster-b").contains("claims.topic.id=claims-1");
+	}
+
+	@Test
+	void shouldKeepStateFromThisClusterAndClaimsTopic() throws Exception {
+		this.here.claim(this.state, STAGE);
+		Path checkpoint = store();
+
+		assertThat(this.here.claim(this.state, STAGE)).isFalse();
+
+		assertThat(checkpoint).exists();
+	}
+
+	@Test
+	void shouldKeepAndStampStateWrittenBeforeStamps() throws Exception {
+		Path checkpoint = store();
+
+		assertThat(this.here.claim(this.state, STAGE)).isFalse();
+
+		assertThat(checkpoint).exists();
+		assertThat(Files.readString(stamp())).contains("cluster.id=cluster-b");
+	}
+
+	@Test
+	void shouldDeleteStateBuiltFromAnotherCluster() throws Exception {
+		new LocalStateOrigin("cluster-a", "claims-1").claim(this.state, STAGE);
+		Path checkpoint = store();
+
+		assertThat(this.here.claim(this.state, STAGE)).isTrue();
+
+		assertThat(checkpoint).doesNotExist();
+		assertThat(this.state.resolve(STAGE)).doesNotExist();
+		assertThat(Files.readString(stamp())).contains("cluster.id=cluster-b");
+		// and from then on it is this cluster's
+		store();
+		assertThat(this.here.claim(this.state, STAGE)).isFalse();
+	}
+
+	@Test
+	void shouldDeleteStateBuiltFromAClaimsTopicSinceCreatedAgain() throws Exception {
+		new LocalStateOrigin("cluster-b", "claims-0").claim(this.state, STAGE);
+		Path checkpoint = store();
+
+		assertThat(this.here.claim(this.state, STAGE)).isTrue();
+
+		assertThat(checkpoint).doesNotExist();
+	}
+
+	@Test
+	void shouldOnlyDeleteTheStagesOwnDirectory() throws Exception {
+		LocalStateOrigin before = new LocalStateOrigin("cluster-a", "claims-1");
+		before.claim(this.state, STAGE);
+		before.claim(this.state, "valueguard-values");
+		store();
+		Path other = Files.createDirectories(this.state.resolve("valueguard-values").resolve("0_0"));
+
+		this.here.claim(this.state, STAGE);
+
+		assertThat(other).exists();
+	}
+
+	@Test
+	void shouldLeaveStateAloneWhileAClientRunsInIt() throws Exception {
+		new LocalStateOrigin("cluster-a", "claims-1").claim(this.state, STAGE);
+		Path checkpoint = store();
+		try (FileChannel channel = FileChannel.open(this.state.resolve(STAGE).resolve(".lock"),
+				StandardOpenOption.CREATE, StandardOpenOption.WRITE); FileLock held = channel.lock()) {
+
+			assertThat(this.here.claim(this.state, STAGE)).isFalse();
+
+			assertThat(checkpoint).exists();
+			assertThat(Files.readString(stamp())).contains("cluster.id=cluster-a");
+		}
+	}
+
+	private Path stamp() {
+		return this.state.resolve(STAGE + ".origin");
+	}
+
+	/** A task's directory with a checkpoint in it, as Kafka Streams leaves one. */
+	private Path store() throws Exception {
+		Path task = Files.createDirectories(this.state.resolve(STAGE).resolve("0_0"));
+		return Files.writeString(task.resolve(".checkpoint"), "0\n1\nchangelog 0 7\n");
+	}
+
+}
