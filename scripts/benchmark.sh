@@ -14,7 +14,8 @@
 #       runs each row five times, baseline and ValueGuard alternating, and reports the median ratio;
 #       -Dvalueguard.bench.jfr=true records a JDK Flight Recorder profile of each application into
 #       target/benchmark/<time>/; -Dvalueguard.bench.valueguard-arguments="--name=value ..." gives every ValueGuard
-#       run more arguments, to try a setting.
+#       run more arguments, to try a setting; -Dvalueguard.bench.row-arguments="--name=value ..." adds a row with them
+#       instead (row 9, or 10 after -Dvalueguard.bench.compare-jar's), to set it beside the defaults.
 #   scripts/benchmark.sh memory [keys] [heap MiB] [block cache MiB]
 #       Resident memory of one instance holding [keys] keys and half as many values, against heap + RocksDB budget
 #       + 200 MiB; then its restore with the state directory wiped, records/s per store against a plain consumer of

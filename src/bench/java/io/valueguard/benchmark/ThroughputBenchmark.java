@@ -3,6 +3,7 @@ package io.valueguard.benchmark;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -61,6 +62,16 @@ class ThroughputBenchmark {
 	 */
 	private static final String COMPARE_JAR = System.getProperty("valueguard.bench.compare-jar", "");
 
+	/**
+	 * More arguments, space-separated, for one more row of this build's ValueGuard, after the compare jar's if any
+	 * (row 9 without it, 10 with it): a setting beside the defaults in alternating rounds of one run
+	 * ({@code -Dvalueguard.bench.row-arguments="--name=value ..."}).
+	 */
+	private static final List<String> ROW_ARGUMENTS = Arrays
+		.stream(System.getProperty("valueguard.bench.row-arguments", "").split(" "))
+		.filter((argument) -> !argument.isBlank())
+		.toList();
+
 	@Test
 	void compareWithPlainTable() throws Exception {
 		Path work = BenchInstances.workDirectory("");
@@ -87,10 +98,16 @@ class ThroughputBenchmark {
 							List.of("--valueguard.store.recent-entries=1000000")),
 					new Setting("ValueGuard with both", Map.of(), Map.of(), List.of(
 							"--valueguard.rocksdb.block-cache-size=256MB", "--valueguard.store.recent-entries=1000000")));
+			settings = new ArrayList<>(settings);
+			int compared = -1;
 			if (!COMPARE_JAR.isBlank()) {
-				settings = new ArrayList<>(settings);
+				compared = settings.size();
 				settings.add(new Setting("ValueGuard from " + COMPARE_JAR, Map.of(), Map.of(), List.of(),
 						new java.io.File(COMPARE_JAR)));
+			}
+			if (!ROW_ARGUMENTS.isEmpty()) {
+				settings.add(new Setting("ValueGuard with " + String.join(" ", ROW_ARGUMENTS), Map.of(), Map.of(),
+						ROW_ARGUMENTS));
 			}
 			// a fresh broker JVM is still compiling its hot paths: warm it up with one run of each, not reported
 			Runs.baseline(broker, admin, work, WORKLOAD, settings.get(0));
@@ -168,8 +185,7 @@ class ThroughputBenchmark {
 							ratio(median(row.laterRatios)), joined(row.laterRatios)));
 				}
 			}
-			int compared = settings.size() - 1;
-			if (!COMPARE_JAR.isBlank() && rounds.containsKey(0) && rounds.containsKey(compared)) {
+			if (compared >= 0 && rounds.containsKey(0) && rounds.containsKey(compared)) {
 				// the two builds' own rates, round by round: a ratio that no plain-table run in between can move
 				List<Double> builds = new ArrayList<>();
 				for (int round = 0; round < ROUNDS; round++) {
