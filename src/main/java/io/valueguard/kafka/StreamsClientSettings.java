@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Properties;
 
+import io.valueguard.config.StoreType;
 import io.valueguard.config.ValueGuardProperties;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -87,7 +88,10 @@ class StreamsClientSettings implements StreamsBuilderFactoryBeanConfigurer {
 			outlastOutagesWhenSending(configuration);
 			retryTransactionsSoon(configuration);
 			factoryBean.setStreamsConfiguration(configuration);
-			this.stateOrigin.claim(stateDirectory(configuration), StreamsClients.applicationIdOf(factoryBean));
+			if (this.properties.store().type() == StoreType.ROCKSDB) {
+				// in memory every start restores from the changelogs: no local state that could come from elsewhere
+				this.stateOrigin.claim(stateDirectory(configuration), StreamsClients.applicationIdOf(factoryBean));
+			}
 		}
 		// A factory bean holds one customizer, and a second setKafkaStreamsCustomizer silently replaces the first (the
 		// thread-failure handler with it): every KafkaStreamsCustomizer bean runs through this one.

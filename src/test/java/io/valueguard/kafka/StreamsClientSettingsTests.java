@@ -1,12 +1,18 @@
 package io.valueguard.kafka;
 
+import java.nio.file.Path;
+import java.util.Map;
 import java.util.Properties;
 
+import io.valueguard.config.ValueGuardProperties;
 import io.valueguard.support.TestProperties;
+import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import org.springframework.beans.factory.support.StaticListableBeanFactory;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.kafka.config.KafkaStreamsConfiguration;
 import org.springframework.kafka.config.KafkaStreamsCustomizer;
 import org.springframework.kafka.config.StreamsBuilderFactoryBean;
 import org.springframework.mock.env.MockEnvironment;
@@ -59,12 +65,37 @@ class StreamsClientSettingsTests {
 	}
 
 	@Test
-	void shouldCloseTheStagesAfterTheWebServerHasDrainedItsRequests() {
+	void shouldStampEachStagesStateWithTheClusterItIsBuiltFrom(@TempDir Path state) {
+		settings(TestProperties.defaults()).configure(factoryBean(state, "vg-keys"));
+
+		assertThat(state.resolve("vg-keys.origin")).content().contains("cluster.id=cluster");
+	}
+
+	@Test
+	void shouldLeaveStagesThatKeepTheirStoresInMemoryUnstamped(@TempDir Path state) {
+		settings(TestProperties.of(Map.of("valueguard.store.type", "in-memory")))
+			.configure(factoryBean(state, "vg-keys"));
+
+		assertThat(state.resolve("vg-keys.origin")).doesNotExist();
+	}
+
+	private static StreamsBuilderFactoryBean factoryBean(Path state, String applicationId) {
+		return new StreamsBuilderFactoryBean(new KafkaStreamsConfiguration(
+				Map.of(StreamsConfig.APPLICATION_ID_CONFIG, applicationId, StreamsConfig.STATE_DIR_CONFIG,
+						state.toString(), StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092")));
+	}
+
+	private static StreamsClientSettings settings(ValueGuardProperties properties) {
 		MockEnvironment environment = new MockEnvironment().withProperty(
 				"spring.cloud.stream.kafka.streams.binder.configuration.application.server", "localhost:8080");
-		StreamsClientSettings settings = new StreamsClientSettings(TestProperties.defaults(), environment,
-				new StreamThreadFailures(TestProperties.defaults()), new StaticListableBeanFactory()
-					.getBeanProvider(KafkaStreamsCustomizer.class), new LocalStateOrigin("cluster", "claims"));
+		return new StreamsClientSettings(properties, environment, new StreamThreadFailures(properties),
+				new StaticListableBeanFactory().getBeanProvider(KafkaStreamsCustomizer.class),
+				new LocalStateOrigin("cluster", "claims"));
+	}
+
+	@Test
+	void shouldCloseTheStagesAfterTheWebServerHasDrainedItsRequests() {
+		StreamsClientSettings settings = settings(TestProperties.defaults());
 		StreamsBuilderFactoryBean factoryBean = new StreamsBuilderFactoryBean();
 		assertThat(factoryBean.getPhase()).as("Spring Kafka's own").isGreaterThan(
 				WebServerApplicationContext.GRACEFUL_SHUTDOWN_PHASE);
