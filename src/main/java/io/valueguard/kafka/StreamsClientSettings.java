@@ -23,8 +23,10 @@ import org.springframework.stereotype.Component;
 
 /**
  * Client settings that ValueGuard derives for both stages: closing, static group membership from the instance name,
- * RocksDB's shared memory budget, and what happens when a stream thread dies. Other parts of the application customize
- * the clients through {@link KafkaStreamsCustomizer} beans, which run here, never through the factory bean itself.
+ * RocksDB's shared memory budget, and what happens when a stream thread dies; and, before a client exists, that its
+ * state directory holds nothing from another cluster ({@link LocalStateOrigin}). Other parts of the application
+ * customize the clients through {@link KafkaStreamsCustomizer} beans, which run here, never through the factory bean
+ * itself.
  */
 @Component
 class StreamsClientSettings implements StreamsBuilderFactoryBeanConfigurer {
