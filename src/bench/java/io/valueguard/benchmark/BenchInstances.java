@@ -39,7 +39,8 @@ final class BenchInstances {
 	private BenchInstances() {
 	}
 
-	private static List<String> spaceSeparated(String property) {
+	/** A system property's space-separated items, none when it is unset. */
+	static List<String> spaceSeparated(String property) {
 		return Arrays.stream(System.getProperty(property, "").split(" ")).filter((item) -> !item.isBlank()).toList();
 	}
 

@@ -3,7 +3,6 @@ package io.valueguard.benchmark;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -67,10 +66,7 @@ class ThroughputBenchmark {
 	 * (row 9 without it, 10 with it): a setting beside the defaults in alternating rounds of one run
 	 * ({@code -Dvalueguard.bench.row-arguments="--name=value ..."}).
 	 */
-	private static final List<String> ROW_ARGUMENTS = Arrays
-		.stream(System.getProperty("valueguard.bench.row-arguments", "").split(" "))
-		.filter((argument) -> !argument.isBlank())
-		.toList();
+	private static final List<String> ROW_ARGUMENTS = BenchInstances.spaceSeparated("valueguard.bench.row-arguments");
 
 	@Test
 	void compareWithPlainTable() throws Exception {

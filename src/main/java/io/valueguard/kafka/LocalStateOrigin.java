@@ -12,40 +12,31 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.util.List;
-import java.util.Objects;
 import java.util.Properties;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
-import io.valueguard.config.ValueGuardProperties;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import org.apache.kafka.clients.admin.Admin;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.kafka.core.KafkaAdmin;
 import org.springframework.stereotype.Component;
 import org.springframework.util.FileSystemUtils;
 
 /**
  * Which Kafka cluster, and which claims topic in it, a stage's local state was built from. Kafka Streams restores a
- * store from the offset its checkpoint names and checks only that the changelog reaches that far, so a state
- * directory filled from another cluster (a laptop's local broker, a cluster rebuilt or migrated under persistent
- * volumes) or from topics since deleted and created again would be restored on top of: its stores would keep entries
- * this cluster never had and miss the ones before that offset, and the stages would rule on them. So each stage's
- * directory gets a stamp beside it, naming the cluster id and the claims topic's id; before the stage starts, a
- * directory whose stamp names another origin is deleted, and its stores restore from this cluster's changelogs as a
- * new instance's do. A directory without a stamp (from a build before stamps) is kept and stamped.
+ * store from the offset its checkpoint names and checks only that the changelog reaches that far, so a state directory
+ * filled from another cluster (a laptop's local broker, a cluster rebuilt or migrated under persistent volumes) or
+ * from topics since deleted and created again would be restored on top of: its stores would keep entries this cluster
+ * never had and miss the ones before that offset, and the stages would rule on them. So each stage's directory gets a
+ * stamp beside it, naming the cluster id and the claims topic's id as {@link TopicProvisioner} found them at start-up;
+ * before the stage starts, a directory whose stamp names another origin is deleted, and its stores restore from this
+ * cluster's changelogs as a new instance's do. A directory without a stamp (from a build before stamps) is kept and
+ * stamped.
  */
 @Component
 public class LocalStateOrigin {
 
 	private static final Log logger = LogFactory.getLog(LocalStateOrigin.class);
-
-	private static final long TIMEOUT_SECONDS = 30;
 
 	static final String CLUSTER_ID = "cluster.id";
 
@@ -57,39 +48,14 @@ public class LocalStateOrigin {
 	private final Properties origin;
 
 	@Autowired
-	LocalStateOrigin(KafkaAdmin kafkaAdmin, TopicProvisioner topics, ValueGuardProperties properties) {
-		// after the provisioner, which creates the claims topic when it is missing
-		Objects.requireNonNull(topics);
-		String claims = properties.topics().claims();
-		try (Admin admin = Admin.create(kafkaAdmin.getConfigurationProperties())) {
-			String clusterId = admin.describeCluster().clusterId().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
-			this.origin = origin(Objects.requireNonNullElse(clusterId, ""),
-					admin.describeTopics(List.of(claims))
-						.topicNameValues()
-						.get(claims)
-						.get(TIMEOUT_SECONDS, TimeUnit.SECONDS)
-						.topicId()
-						.toString());
-		}
-		catch (ExecutionException | TimeoutException ex) {
-			throw new IllegalStateException("Could not read the Kafka cluster's id and the id of the claims topic '"
-					+ claims + "'", ex);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException("Interrupted while reading the Kafka cluster's id", ex);
-		}
+	LocalStateOrigin(TopicProvisioner topics) {
+		this(topics.clusterId(), topics.claimsTopicId());
 	}
 
 	LocalStateOrigin(String clusterId, String claimsTopicId) {
-		this.origin = origin(clusterId, claimsTopicId);
-	}
-
-	private static Properties origin(String clusterId, String claimsTopicId) {
-		Properties origin = new Properties();
-		origin.setProperty(CLUSTER_ID, clusterId);
-		origin.setProperty(CLAIMS_TOPIC_ID, claimsTopicId);
-		return origin;
+		this.origin = new Properties();
+		this.origin.setProperty(CLUSTER_ID, clusterId);
+		this.origin.setProperty(CLAIMS_TOPIC_ID, claimsTopicId);
 	}
 
 	/**

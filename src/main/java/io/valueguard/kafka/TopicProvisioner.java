@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
@@ -47,11 +48,25 @@ public class TopicProvisioner {
 
 	private int ownerCommandsPartitions;
 
+	private String clusterId = "";
+
+	private String claimsTopicId = "";
+
 	public TopicProvisioner(ValueGuardProperties properties, KafkaAdmin kafkaAdmin) {
 		this.properties = properties;
 		try (Admin admin = Admin.create(kafkaAdmin.getConfigurationProperties())) {
 			this.claimsPartitions = provision(admin);
 		}
+	}
+
+	/** The id of the Kafka cluster the topics were found or created in. */
+	public String clusterId() {
+		return this.clusterId;
+	}
+
+	/** The claims topic's id: another when the topic has been deleted and created again. */
+	public String claimsTopicId() {
+		return this.claimsTopicId;
 	}
 
 	/** Partition count of the claims topic, and so of the key stage. */
@@ -72,6 +87,12 @@ public class TopicProvisioner {
 		int claimsPartitions = existingClaims.map((d) -> d.partitions().size())
 			.orElseGet(() -> create(admin, topics.claims(), topics.partitions(),
 					Map.of(TopicConfig.MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG, Long.toString(maxSkew))));
+		// where the stages' local state must come from (LocalStateOrigin)
+		this.claimsTopicId = existingClaims.orElseGet(() -> awaitDescription(admin, topics.claims()))
+			.topicId()
+			.toString();
+		this.clusterId = Objects.requireNonNullElse(await(admin.describeCluster().clusterId(), "read the cluster's id"),
+				"");
 		String feedback = this.properties.evictionFeedbackTopic();
 		Optional<TopicDescription> existingFeedback = describe(admin, feedback);
 		if (existingFeedback.isPresent()) {
