@@ -13,10 +13,10 @@ import io.valueguard.messages.OwnerCommand;
 import io.valueguard.messages.VerdictBatch;
 import io.valueguard.store.CommitThrottle;
 import io.valueguard.store.Outbox;
+import io.valueguard.store.PromptCommits;
 import io.valueguard.store.Retention;
 import io.valueguard.store.StageStores;
 import io.valueguard.store.WriteBehindTable;
-import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.ProcessorSupplier;
@@ -68,7 +68,7 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 			@Override
 			public Processor<Object, Object, Object, Object> get() {
 				return new KeyStageProcessor(stores, validator, events, policy, retention, commandPartitions,
-						promptCommits);
+						new PromptCommits(promptCommits));
 			}
 
 			@Override
@@ -91,9 +91,7 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 
 	private final int commandPartitions;
 
-	private final CommitThrottle promptCommits;
-
-	private long commitInterval;
+	private final PromptCommits promptCommits;
 
 	private @Nullable ProcessorContext<Object, Object> context;
 
@@ -103,7 +101,7 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 
 	private KeyStageProcessor(StageStores<KeyClaim, CommandBatch.Entry> stores, ClaimValidator validator,
 			KeyStageEvents events, ClaimPolicy policy, Retention retention, int commandPartitions,
-			CommitThrottle promptCommits) {
+			PromptCommits promptCommits) {
 		this.stores = stores;
 		this.validator = validator;
 		this.events = events;
@@ -116,20 +114,18 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 	@Override
 	public void init(ProcessorContext<Object, Object> context) {
 		this.context = context;
-		// appConfigs() holds the resolved settings, Kafka's default for the guarantee included
-		this.commitInterval = ((Number) context.appConfigs().get(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG)).longValue();
 		WriteBehindTable<String, KeyClaim> claims = this.stores.connect(context);
 		this.stage = new KeyStage(claims, new Effects(), this.policy, this.retention);
 		this.stores.sweep(context, this.retention, claims, this.stage::forgettable, this.events::forgottenBindings);
 		this.outbox = this.stores.outbox(context);
 		this.outbox.connect(context, (partition, entries, timestamp) -> context
 			.forward(new Record<>(null, new CommandBatch(partition, entries), timestamp), TO_OWNER_COMMANDS));
-		this.outbox.beforeEachCommit(this.promptCommits::committing);
+		this.promptCommits.connect(context, this.outbox);
 	}
 
 	@Override
 	public void process(Record<Object, Object> record) {
-		this.promptCommits.processing(this.context.currentSystemTimeMs(), record.timestamp(), this.commitInterval);
+		this.promptCommits.processing(record.timestamp());
 		if (record.value() instanceof Feedback feedback) {
 			applyVerdicts(record, feedback.batch());
 			return;
@@ -154,7 +150,7 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 		this.events.keyStage(outcome);
 		if (outcome == KeyStage.Outcome.CLAIMED && ClaimHeaders.isWaitedFor(record.headers())) {
 			// someone waits for the ruling, which needs the command out of this task's transaction now
-			commitPromptly();
+			this.promptCommits.askSoon();
 		}
 		if (outcome == KeyStage.Outcome.TOO_OLD) {
 			deadLetter(record, ClaimRejection.CLAIM_TOO_OLD);
@@ -191,14 +187,7 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 		}
 		// an eviction, a grant or an erasure's end is waited for (docs/design.md, "An eviction takes three commits")
 		if (changed) {
-			commitPromptly();
-		}
-	}
-
-	/** Asks Kafka Streams to commit after this record, at most once per commit interval for the whole stage. */
-	private void commitPromptly() {
-		if (this.promptCommits.commitNow(this.context.currentSystemTimeMs(), this.commitInterval)) {
-			this.context.commit();
+			this.promptCommits.askNow();
 		}
 	}
 

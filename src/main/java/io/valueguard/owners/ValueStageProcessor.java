@@ -11,13 +11,13 @@ import io.valueguard.messages.ForeignRecords;
 import io.valueguard.messages.VerdictBatch;
 import io.valueguard.store.CommitThrottle;
 import io.valueguard.store.Outbox;
+import io.valueguard.store.PromptCommits;
 import io.valueguard.store.Retention;
 import io.valueguard.store.StageStores;
 import io.valueguard.store.StoreTable;
 import io.valueguard.store.Sweep;
 import io.valueguard.store.WriteBehindTable;
 import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.ProcessorSupplier;
@@ -53,7 +53,7 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 
 			@Override
 			public Processor<String, CommandBatch, String, VerdictBatch> get() {
-				return new ValueStageProcessor(stores, events, policy, retention, promptCommits);
+				return new ValueStageProcessor(stores, events, policy, retention, new PromptCommits(promptCommits));
 			}
 
 			@Override
@@ -74,9 +74,7 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 
 	private final Retention retention;
 
-	private final CommitThrottle promptCommits;
-
-	private long commitInterval;
+	private final PromptCommits promptCommits;
 
 	private @Nullable ProcessorContext<String, VerdictBatch> context;
 
@@ -86,7 +84,7 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 	private @Nullable Sweep<Owner> sweep;
 
 	private ValueStageProcessor(StageStores<Owner, VerdictBatch.Entry> stores, ValueStageEvents events,
-			ClaimPolicy policy, Retention retention, CommitThrottle promptCommits) {
+			ClaimPolicy policy, Retention retention, PromptCommits promptCommits) {
 		this.stores = stores;
 		this.events = events;
 		this.policy = policy;
@@ -97,12 +95,11 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 	@Override
 	public void init(ProcessorContext<String, VerdictBatch> context) {
 		this.context = context;
-		this.commitInterval = ((Number) context.appConfigs().get(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG)).longValue();
 		WriteBehindTable<String, Owner> owners = this.stores.connect(context);
 		Outbox<VerdictBatch.Entry> outbox = this.stores.outbox(context);
 		outbox.connect(context, (partition, entries, timestamp) -> context
 			.forward(new Record<>(null, new VerdictBatch(partition, entries), timestamp)));
-		outbox.beforeEachCommit(this.promptCommits::committing);
+		this.promptCommits.connect(context, outbox);
 		// a verdict's record time is when the claim that decided it was made
 		ValueStage.Verdicts verdicts = (key, verdict) -> outbox.add(verdict.keyPartition(),
 				new VerdictBatch.Entry(key, verdict), VerdictBatch.sizeOf(key, verdict), verdict.decidedAt());
@@ -122,7 +119,7 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 
 	@Override
 	public void process(Record<String, CommandBatch> record) {
-		this.promptCommits.processing(this.context.currentSystemTimeMs(), record.timestamp(), this.commitInterval);
+		this.promptCommits.processing(record.timestamp());
 		if (record.value() == null) {
 			skipForeign("value");
 			return;
@@ -144,8 +141,8 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 			travelsBack |= outcome == ValueStage.Outcome.REFUSED
 					|| (this.policy == ClaimPolicy.FIRST_WINS && outcome == ValueStage.Outcome.OWNED);
 		}
-		if (travelsBack && this.promptCommits.commitNow(this.context.currentSystemTimeMs(), this.commitInterval)) {
-			this.context.commit();
+		if (travelsBack) {
+			this.promptCommits.askNow();
 		}
 	}
 

@@ -1,7 +1,6 @@
 package io.valueguard.store;
 
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicLong;
 
 import org.jspecify.annotations.Nullable;
 
@@ -10,22 +9,27 @@ import org.jspecify.annotations.Nullable;
  * applied verdicts, so that the eviction events leave at once (verdicts arrive just after the value stage commits,
  * which is just after the key stage's own commit whose commands it answered, so a scheduled commit is nearly a whole
  * interval away), and after a claim someone waits for; the value stage, under first-wins, after a ruling that must
- * travel back.
+ * travel back. One throttle serves every task of a stage; it keeps its account per stream thread, since a commit
+ * takes every task of its thread along, and only those.
  * <p>
- * At most one such commit per commit interval for all tasks of the stage (a commit takes every task of the stream
- * thread along; {@code valueguard.streams.prompt-commit-interval} may shorten that), so that by default a stage
- * commits at most twice as often as its interval says (docs/design.md, "An eviction takes three commits"). And
- * never while one is under way, nor, while the stage is behind its input, before it has
+ * Not before half a commit interval has passed since the thread's last commit of any kind began, scheduled or asked
+ * for ({@code valueguard.streams.prompt-commit-interval} may set another spacing), so that a stage commits at most
+ * about twice as often as its interval says (docs/design.md, "An eviction takes three commits"). Counting from any
+ * commit, not from the last one asked for, is what keeps a prompt commit from being spent at a fixed phase: Kafka
+ * Streams' own schedule does not move when a task asks for a commit, and a claim that followed the last asked-for
+ * commit within an interval waited for the scheduled one, up to a whole interval.
+ * <p>
+ * And never while one is asked for and not yet begun, nor, while the stage is behind its input, before it has
  * processed for a quarter of the interval after the last one ended: a commit can take longer than the interval (a
  * busy broker answers a transaction that starts right after the previous one with CONCURRENT_TRANSACTIONS until that
- * one's markers are written, and the producer backs off), and then counting from when the last commit was asked for
- * let every record someone waits for commit on its own, one record per transaction.
+ * one's markers are written, and the producer backs off), and then counting from its start alone let every record
+ * someone waits for commit on its own, one record per transaction.
  * <p>
  * Behind means that the first record processed after the commit waited in its topic for a quarter of the interval
  * or longer (by its timestamp, the claim's creation). A stage that keeps up, as at a few sign-ups a second, processes
  * that record as soon as it arrives, often long after the commit ended; counting the quarter from then refused every
  * other claim its prompt commit. A record whose clock disagrees with this instance's only moves the quarter's
- * guard on or off; the once-per-interval bound holds either way.
+ * guard on or off; the spacing holds either way.
  */
 public final class CommitThrottle {
 
@@ -37,55 +41,49 @@ public final class CommitThrottle {
 
 	private static final long LONG_AGO = Long.MIN_VALUE / 2;
 
-	/** When a commit was last asked for, in wall-clock milliseconds. */
-	private final AtomicLong askedAt = new AtomicLong(LONG_AGO);
+	/** How long after a commit began the stage may ask for another; 0: half the commit interval. */
+	private final long spacing;
 
-	/** When the stage processed its first record after the last prompt commit: when that commit had ended. */
-	private final AtomicLong endedAt = new AtomicLong(LONG_AGO);
-
-	/** Whether the commit last asked for has not ended yet. */
-	private volatile boolean underWay;
-
-	/** Whether a task of the stage has begun to commit since the commit under way was asked for. */
-	private volatile boolean committing;
-
-	/** How long after asking for a commit the stage may ask again; 0: one commit interval. */
-	private final long promptInterval;
+	/** Each stream thread's account: its commits are its own, and only its own thread reads or writes it. */
+	private final ThreadLocal<Account> accounts = ThreadLocal.withInitial(Account::new);
 
 	/**
-	 * @param promptInterval the shortest time between two commits asked for
-	 * ({@code valueguard.streams.prompt-commit-interval}); null: the commit interval
+	 * @param spacing the shortest time from the start of a commit until the stage asks for another
+	 * ({@code valueguard.streams.prompt-commit-interval}); null: half the commit interval
 	 */
-	public CommitThrottle(@Nullable Duration promptInterval) {
-		this.promptInterval = (promptInterval != null) ? promptInterval.toMillis() : 0;
+	public CommitThrottle(@Nullable Duration spacing) {
+		this.spacing = (spacing != null) ? spacing.toMillis() : 0;
 	}
 
 	/**
-	 * Whether to ask for a commit now; true at most as often as the class says.
+	 * Whether to ask for a commit now; true at most as often as the class says, and then counted as asked for.
 	 * @param interval the stage's commit interval ({@code commit.interval.ms})
 	 */
 	public boolean commitNow(long now, long interval) {
-		long asked = this.askedAt.get();
-		if (this.underWay && now - asked < FORGET_AFTER_MS) {
+		Account account = this.accounts.get();
+		if (asked(account, now) || now < allowedFrom(account, interval)) {
 			return false;
 		}
-		long spacing = (this.promptInterval > 0) ? this.promptInterval : interval;
-		if (now - asked < spacing || now - this.endedAt.get() < interval / 4) {
-			return false;
-		}
-		if (!this.askedAt.compareAndSet(asked, now)) {
-			return false;
-		}
-		this.committing = false;
-		this.underWay = true;
+		account.askedAt = now;
+		account.asked = true;
 		return true;
 	}
 
-	/** A task of the stage is about to commit (its stores' pre-commit moment). */
-	public void committing() {
-		if (this.underWay) {
-			this.committing = true;
-		}
+	/**
+	 * When {@link #commitNow} may next say yes, or {@link Long#MAX_VALUE} while a commit is asked for already: that
+	 * one takes every task's work along.
+	 */
+	public long nextAllowed(long now, long interval) {
+		Account account = this.accounts.get();
+		return asked(account, now) ? Long.MAX_VALUE : allowedFrom(account, interval);
+	}
+
+	/** A task of the stage is about to commit (its stores' pre-commit moment), whoever asked for it. */
+	public void committing(long now) {
+		Account account = this.accounts.get();
+		account.asked = false;
+		account.committing = true;
+		account.startedAt = now;
 	}
 
 	/**
@@ -93,12 +91,40 @@ public final class CommitThrottle {
 	 * ended, since a stream thread commits between records.
 	 */
 	public void processing(long now, long created, long interval) {
-		if (this.committing) {
-			this.committing = false;
+		Account account = this.accounts.get();
+		if (account.committing) {
+			account.committing = false;
 			// a record that did not wait long found the stage keeping up: no quarter to wait, as if it ended long ago
-			this.endedAt.set((now - created >= interval / 4) ? now : LONG_AGO);
-			this.underWay = false;
+			account.endedAt = (now - created >= interval / 4) ? now : LONG_AGO;
 		}
+	}
+
+	private static boolean asked(Account account, long now) {
+		return account.asked && now - account.askedAt < FORGET_AFTER_MS;
+	}
+
+	private long allowedFrom(Account account, long interval) {
+		long spacing = (this.spacing > 0) ? this.spacing : interval / 2;
+		return Math.max(account.startedAt + spacing, account.endedAt + interval / 4);
+	}
+
+	private static final class Account {
+
+		/** When a commit was last asked for, in wall-clock milliseconds. */
+		private long askedAt = LONG_AGO;
+
+		/** Whether the commit last asked for has not begun yet. */
+		private boolean asked;
+
+		/** When the thread's last commit began. */
+		private long startedAt = LONG_AGO;
+
+		/** Whether a commit has begun and no record has been processed since. */
+		private boolean committing;
+
+		/** When the last commit ended, if the stage was behind its input then; long ago otherwise. */
+		private long endedAt = LONG_AGO;
+
 	}
 
 }

@@ -1,6 +1,7 @@
 package io.valueguard.claims;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -15,6 +16,9 @@ import io.valueguard.store.WriteBehindTable;
 import io.valueguard.support.TestProperties;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.processor.Cancellable;
+import org.apache.kafka.streams.processor.PunctuationType;
+import org.apache.kafka.streams.processor.Punctuator;
 import org.apache.kafka.streams.processor.TaskId;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -23,8 +27,10 @@ import org.apache.kafka.streams.processor.api.Record;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.ArgumentMatchers.anyString;
+import static org.mockito.ArgumentMatchers.eq;
 import static org.mockito.BDDMockito.given;
 import static org.mockito.BDDMockito.willAnswer;
 import static org.mockito.Mockito.doReturn;
@@ -48,6 +54,12 @@ class KeyStageProcessorTests {
 	/** The wall clock of the tasks. */
 	private long now;
 
+	/** The pre-commit moments of the tasks' outboxes. */
+	private final List<Runnable> beforeCommit = new ArrayList<>();
+
+	/** Wall-clock punctuations the tasks have scheduled and not cancelled, by their interval. */
+	private final Map<Duration, Punctuator> retries = new HashMap<>();
+
 	KeyStageProcessorTests() {
 		ValueGuardProperties properties = TestProperties.of(Map.of());
 		this.supplier = KeyStageProcessor.supplier(
@@ -63,16 +75,18 @@ class KeyStageProcessorTests {
 	}
 
 	@Test
-	void shouldAskForACommitOncePerCommitIntervalWhenVerdictsEvict() {
+	void shouldAskForACommitHalfAnIntervalAfterTheLastWhenVerdictsEvict() {
 		ProcessorContext<Object, Object> context = context(0);
 		Processor<Object, Object, Object, Object> processor = started(context);
 
 		evict(processor, "ann", 1_000);
 		evict(processor, "bob", 1_010);
-		evict(processor, "cid", 1_000 + COMMIT_INTERVAL - 1);
+		evict(processor, "cid", 1_000 + COMMIT_INTERVAL / 2 - 1);
 		verify(context, times(1)).commit();
+		// evictions are not retried: the scheduled commit is at most an interval away
+		assertThat(this.retries).isEmpty();
 
-		evict(processor, "dan", 1_000 + COMMIT_INTERVAL);
+		evict(processor, "dan", 1_000 + COMMIT_INTERVAL / 2);
 		verify(context, times(2)).commit();
 	}
 
@@ -96,7 +110,7 @@ class KeyStageProcessorTests {
 		Processor<Object, Object, Object, Object> other = started(second);
 
 		evict(one, "ann", 1_000);
-		evict(other, "bob", 1_050);
+		evict(other, "bob", 1_040);
 
 		verify(first, times(1)).commit();
 		verify(second, never()).commit();
@@ -111,8 +125,39 @@ class KeyStageProcessorTests {
 		verify(context, never()).commit();
 		claim(processor, "eve", true, 2_000);
 		verify(context, times(1)).commit();
-		// within an interval of that commit: the scheduled one will do
-		claim(processor, "fay", true, 2_000 + COMMIT_INTERVAL - 1);
+	}
+
+	@Test
+	void shouldAskAgainForAWaitedForClaimOnceTheThrottleAllows() {
+		ProcessorContext<Object, Object> context = context(0);
+		Processor<Object, Object, Object, Object> processor = started(context);
+		claim(processor, "eve", true, 2_000);
+
+		// within half an interval of that commit: not now, but as soon as allowed, not at the scheduled commit
+		claim(processor, "fay", true, 2_030);
+		claim(processor, "gus", true, 2_040);
+		verify(context, times(1)).commit();
+		assertThat(this.retries).containsOnlyKeys(Duration.ofMillis(COMMIT_INTERVAL / 2 - 30));
+
+		this.now = 2_000 + COMMIT_INTERVAL / 2;
+		this.retries.values().iterator().next().punctuate(this.now);
+		verify(context, times(2)).commit();
+		assertThat(this.retries).isEmpty();
+	}
+
+	@Test
+	void shouldNotAskAgainWhenAScheduledCommitTookTheClaimAlong() {
+		ProcessorContext<Object, Object> context = context(0);
+		Processor<Object, Object, Object, Object> processor = started(context);
+		claim(processor, "eve", true, 2_000);
+		claim(processor, "fay", true, 2_030);
+		assertThat(this.retries).hasSize(1);
+
+		// Kafka Streams' own commit, at its fixed phase
+		this.now = 2_035;
+		this.beforeCommit.forEach(Runnable::run);
+
+		assertThat(this.retries).isEmpty();
 		verify(context, times(1)).commit();
 	}
 
@@ -134,6 +179,8 @@ class KeyStageProcessorTests {
 		// sign-ups that follow each other closely each leave with a commit of their own
 		claim(processor, "gus", true, 2_020);
 		verify(context, times(2)).commit();
+		// the retry fay's claim had asked for is not needed any more
+		assertThat(this.retries).isEmpty();
 	}
 
 	/** Processes a raw claims record of {@code key}, with the waiting header or without. */
@@ -173,12 +220,16 @@ class KeyStageProcessorTests {
 		doReturn(outbox).when(context).getStateStore(KeyStageProcessor.OUTBOX);
 		// as Kafka Streams does, the task commits once the record that asked for it is processed: the outbox's
 		// pre-commit moment comes before the next record
-		List<Runnable> beforeCommit = new ArrayList<>();
-		willAnswer((call) -> beforeCommit.add(call.getArgument(0))).given(outbox).beforeEachCommit(any());
+		willAnswer((call) -> this.beforeCommit.add(call.getArgument(0))).given(outbox).beforeEachCommit(any());
 		willAnswer((call) -> {
-			beforeCommit.forEach(Runnable::run);
+			this.beforeCommit.forEach(Runnable::run);
 			return null;
 		}).given(context).commit();
+		given(context.schedule(any(), eq(PunctuationType.WALL_CLOCK_TIME), any())).willAnswer((call) -> {
+			Duration delay = call.getArgument(0);
+			this.retries.put(delay, call.getArgument(2));
+			return (Cancellable) () -> this.retries.remove(delay);
+		});
 		given(context.appConfigs()).willReturn(Map.of(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, COMMIT_INTERVAL));
 		given(context.taskId()).willReturn(new TaskId(0, partition));
 		given(context.currentSystemTimeMs()).willAnswer((call) -> this.now);

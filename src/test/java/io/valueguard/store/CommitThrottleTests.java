@@ -1,6 +1,7 @@
 package io.valueguard.store;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 
 import org.junit.jupiter.api.Test;
 
@@ -13,27 +14,53 @@ class CommitThrottleTests {
 	private final CommitThrottle throttle = new CommitThrottle(null);
 
 	@Test
-	void shouldAskOnceWhileACommitIsUnderWay() {
+	void shouldAskOnceWhileACommitIsAskedFor() {
 		assertThat(this.throttle.commitNow(0, INTERVAL)).isTrue();
 		assertThat(this.throttle.commitNow(1, INTERVAL)).isFalse();
 		// records of the same round, before the commit began
 		this.throttle.processing(2, 0, INTERVAL);
 		assertThat(this.throttle.commitNow(500, INTERVAL)).isFalse();
+		assertThat(this.throttle.nextAllowed(500, INTERVAL)).isEqualTo(Long.MAX_VALUE);
 	}
 
 	@Test
-	void shouldAskAtMostOncePerInterval() {
+	void shouldAskAgainHalfAnIntervalAfterTheLastCommitBegan() {
 		promptCommitEnded(this.throttle, 10, 5);
-		assertThat(this.throttle.commitNow(99, INTERVAL)).isFalse();
-		assertThat(this.throttle.commitNow(100, INTERVAL)).isTrue();
+
+		assertThat(this.throttle.nextAllowed(10, INTERVAL)).isEqualTo(INTERVAL / 2);
+		assertThat(this.throttle.commitNow(INTERVAL / 2 - 1, INTERVAL)).isFalse();
+		assertThat(this.throttle.commitNow(INTERVAL / 2, INTERVAL)).isTrue();
+	}
+
+	@Test
+	void shouldCountFromAScheduledCommitAsFromAnAskedOne() {
+		// Kafka Streams' own commit, which nobody asked for, takes the work along just as well
+		this.throttle.committing(1_000);
+		this.throttle.processing(1_010, 1_008, INTERVAL);
+
+		assertThat(this.throttle.commitNow(1_000 + INTERVAL / 2 - 1, INTERVAL)).isFalse();
+		assertThat(this.throttle.commitNow(1_000 + INTERVAL / 2, INTERVAL)).isTrue();
+	}
+
+	@Test
+	void shouldNotSpendItsCommitAtAFixedPhase() {
+		// asked at 0, again at 50: two commits in one interval, each half an interval after the one before
+		promptCommitEnded(this.throttle, 30, 28);
+		assertThat(this.throttle.commitNow(INTERVAL / 2, INTERVAL)).isTrue();
+		this.throttle.committing(INTERVAL / 2);
+		this.throttle.processing(80, 78, INTERVAL);
+
+		assertThat(this.throttle.commitNow(INTERVAL - 1, INTERVAL)).isFalse();
+		assertThat(this.throttle.commitNow(INTERVAL, INTERVAL)).isTrue();
 	}
 
 	@Test
 	void shouldLeaveTimeToProcessAfterACommitSlowerThanTheInterval() {
-		// the commit took a second, and the input waited through it: counting from the request alone would commit
+		// the commit took a second, and the input waited through it: counting from its start alone would commit
 		// again at once, one record per commit
 		promptCommitEnded(this.throttle, 1_000, 400);
 		assertThat(this.throttle.commitNow(1_000, INTERVAL)).isFalse();
+		assertThat(this.throttle.nextAllowed(1_000, INTERVAL)).isEqualTo(1_000 + INTERVAL / 4);
 		assertThat(this.throttle.commitNow(1_000 + INTERVAL / 4 - 1, INTERVAL)).isFalse();
 		assertThat(this.throttle.commitNow(1_000 + INTERVAL / 4, INTERVAL)).isTrue();
 	}
@@ -56,15 +83,7 @@ class CommitThrottleTests {
 	}
 
 	@Test
-	void shouldStillAskAtMostOncePerIntervalWhenTheStageKeepsUp() {
-		promptCommitEnded(this.throttle, 40, 38);
-
-		assertThat(this.throttle.commitNow(40, INTERVAL)).isFalse();
-		assertThat(this.throttle.commitNow(INTERVAL, INTERVAL)).isTrue();
-	}
-
-	@Test
-	void shouldAskAgainAfterTheShorterPromptIntervalWhenOneIsSet() {
+	void shouldAskAgainAfterTheSpacingWhenOneIsSet() {
 		CommitThrottle throttle = new CommitThrottle(Duration.ofMillis(20));
 		promptCommitEnded(throttle, 15, 13);
 
@@ -73,21 +92,13 @@ class CommitThrottleTests {
 	}
 
 	@Test
-	void shouldKeepTheQuarterOfTheCommitIntervalWithAShorterPromptInterval() {
+	void shouldKeepTheQuarterOfTheCommitIntervalWithAShorterSpacing() {
 		CommitThrottle throttle = new CommitThrottle(Duration.ofMillis(20));
-		// behind its input: the guard against one record per transaction counts in commit intervals, not prompt ones
+		// behind its input: the guard against one record per transaction counts in commit intervals
 		promptCommitEnded(throttle, 300, 200);
 
 		assertThat(throttle.commitNow(300 + INTERVAL / 4 - 1, INTERVAL)).isFalse();
 		assertThat(throttle.commitNow(300 + INTERVAL / 4, INTERVAL)).isTrue();
-	}
-
-	@Test
-	void shouldIgnoreCommitsNobodyAskedFor() {
-		// a scheduled commit, with no prompt commit under way
-		this.throttle.committing();
-		this.throttle.processing(10, 0, INTERVAL);
-		assertThat(this.throttle.commitNow(11, INTERVAL)).isTrue();
 	}
 
 	@Test
@@ -98,13 +109,24 @@ class CommitThrottleTests {
 		assertThat(this.throttle.commitNow(CommitThrottle.FORGET_AFTER_MS, INTERVAL)).isTrue();
 	}
 
+	@Test
+	void shouldKeepEachStreamThreadsCommitsApart() throws Exception {
+		// a commit takes only its own thread's tasks along: another thread's says nothing about this one's work
+		CompletableFuture.runAsync(() -> {
+			assertThat(this.throttle.commitNow(1_000, INTERVAL)).isTrue();
+			this.throttle.committing(1_000);
+		}).get();
+
+		assertThat(this.throttle.commitNow(1_001, INTERVAL)).isTrue();
+	}
+
 	/**
-	 * A prompt commit asked for at 0 and begun; the first record after it, made at {@code madeAt}, is processed at
+	 * A prompt commit asked for and begun at 0; the first record after it, made at {@code madeAt}, is processed at
 	 * {@code processedAt}, once the commit has ended.
 	 */
 	private static void promptCommitEnded(CommitThrottle throttle, long processedAt, long madeAt) {
 		assertThat(throttle.commitNow(0, INTERVAL)).isTrue();
-		throttle.committing();
+		throttle.committing(0);
 		throttle.processing(processedAt, madeAt, INTERVAL);
 	}
 
