@@ -127,11 +127,11 @@ public record ValueGuardProperties(@DefaultValue("valueguard") @NotBlank String 
 	 * @param maxRestartBackoff the longest pause between restarts
 	 * @param maxRestarts how many restarts in a row may fail (the client reaches ERROR again before RUNNING)
 	 * before liveness goes DOWN and the platform's restart is left as the last resort
-	 * @param promptCommitInterval the shortest time between two commits that a stage asks for out of turn (for a
-	 * claim someone waits for, an eviction, a first-wins ruling); unset, the commit interval
-	 * ({@code commit.interval.ms}), so that a stage commits at most twice as often as that says. Shorter answers
-	 * synchronous claims sooner when they follow each other closely, at the price of more transactions
-	 * (docs/benchmarks.md, "Synchronous claims: where the time goes")
+	 * @param promptCommitInterval how long after a stage's last commit of any kind began it may ask for one out of
+	 * turn (for a claim someone waits for, an eviction, a first-wins ruling); unset, half the commit interval
+	 * ({@code commit.interval.ms}), so that a stage commits at most about twice as often as that says. Shorter
+	 * answers synchronous claims sooner when they follow each other closely, at the price of more transactions
+	 * (docs/benchmarks.md, "Prompt commits counted from any commit")
 	 */
 	public record Streams(@DefaultValue("true") boolean leaveGroupOnClose,
 			@DefaultValue("30s") Duration closeTimeout, @DefaultValue("10") @Min(0) int maxThreadReplacements,

@@ -26,9 +26,12 @@ import org.jspecify.annotations.Nullable;
  * someone waits for commit on its own, one record per transaction.
  * <p>
  * Behind means that the first record processed after the commit waited in its topic for a quarter of the interval
- * or longer (by its timestamp, the claim's creation). A stage that keeps up, as at a few sign-ups a second, processes
- * that record as soon as it arrives, often long after the commit ended; counting the quarter from then refused every
- * other claim its prompt commit. A record whose clock disagrees with this instance's only moves the quarter's
+ * or longer (by its timestamp, the claim's creation), and was made before the commit began or within a quarter of
+ * the interval after. A stage that keeps up, as at a few sign-ups a second, processes that record as soon as it
+ * arrives, often long after the commit ended; counting the quarter from then refused every other claim its prompt
+ * commit. And a record made well after the commit began did not wait for it: a command that reaches the value stage
+ * late waited for the key stage's commit, while the value stage sat idle, and taking that for a backlog refused every
+ * first-wins grant its prompt commit. A record whose clock disagrees with this instance's only moves the quarter's
  * guard on or off; the spacing holds either way.
  */
 public final class CommitThrottle {
@@ -94,8 +97,10 @@ public final class CommitThrottle {
 		Account account = this.accounts.get();
 		if (account.committing) {
 			account.committing = false;
-			// a record that did not wait long found the stage keeping up: no quarter to wait, as if it ended long ago
-			account.endedAt = (now - created >= interval / 4) ? now : LONG_AGO;
+			// a record that did not wait long found the stage keeping up, and one made well after the commit began
+			// waited for something else (a command, for the key stage's commit): no quarter to wait for either
+			boolean behind = now - created >= interval / 4 && created < account.startedAt + interval / 4;
+			account.endedAt = behind ? now : LONG_AGO;
 		}
 	}
 

@@ -58,7 +58,7 @@ class CommitThrottleTests {
 	void shouldLeaveTimeToProcessAfterACommitSlowerThanTheInterval() {
 		// the commit took a second, and the input waited through it: counting from its start alone would commit
 		// again at once, one record per commit
-		promptCommitEnded(this.throttle, 1_000, 400);
+		promptCommitEnded(this.throttle, 1_000, 10);
 		assertThat(this.throttle.commitNow(1_000, INTERVAL)).isFalse();
 		assertThat(this.throttle.nextAllowed(1_000, INTERVAL)).isEqualTo(1_000 + INTERVAL / 4);
 		assertThat(this.throttle.commitNow(1_000 + INTERVAL / 4 - 1, INTERVAL)).isFalse();
@@ -75,11 +75,20 @@ class CommitThrottleTests {
 
 	@Test
 	void shouldMakeAStageBehindItsInputProcessAQuarterIntervalAfterACommit() {
-		// the first record after the commit waited a quarter interval in its topic: the stage has input waiting
-		promptCommitEnded(this.throttle, 150, 150 - INTERVAL / 4);
+		// the first record after the commit, made as it began, waited a quarter interval: the stage has input waiting
+		promptCommitEnded(this.throttle, 150, INTERVAL / 4 - 1);
 
 		assertThat(this.throttle.commitNow(150, INTERVAL)).isFalse();
 		assertThat(this.throttle.commitNow(150 + INTERVAL / 4, INTERVAL)).isTrue();
+	}
+
+	@Test
+	void shouldNotTakeARecordMadeLongAfterTheCommitBeganForABacklog() {
+		// the value stage committed at 0 and sat idle; a command made at 140 reached it at 200, after the key stage's
+		// commit: it waited upstream, not for this stage
+		promptCommitEnded(this.throttle, 200, 140);
+
+		assertThat(this.throttle.commitNow(200, INTERVAL)).isTrue();
 	}
 
 	@Test
@@ -95,7 +104,7 @@ class CommitThrottleTests {
 	void shouldKeepTheQuarterOfTheCommitIntervalWithAShorterSpacing() {
 		CommitThrottle throttle = new CommitThrottle(Duration.ofMillis(20));
 		// behind its input: the guard against one record per transaction counts in commit intervals
-		promptCommitEnded(throttle, 300, 200);
+		promptCommitEnded(throttle, 300, 0);
 
 		assertThat(throttle.commitNow(300 + INTERVAL / 4 - 1, INTERVAL)).isFalse();
 		assertThat(throttle.commitNow(300 + INTERVAL / 4, INTERVAL)).isTrue();
