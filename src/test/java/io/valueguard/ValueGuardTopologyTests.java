@@ -267,6 +267,19 @@ class ValueGuardTopologyTests {
 		assertThat(this.harness.evictionEvents()).extracting(EvictionEvent::key).containsExactly("alice");
 	}
 
+	/** The batch that carries a waited-for claim's command says so, for the value stage to commit its ruling soon. */
+	@Test
+	void shouldMarkTheCommandOfAClaimSomeoneWaitsFor() {
+		this.harness.waitedFor("alice", "seat-1", 100);
+		assertThat(this.harness.commandRecords()).singleElement()
+			.satisfies((record) -> assertThat(CommandBatch.isWaitedFor(record.headers())).isTrue());
+
+		this.harness.claim("bob", "seat-2", 150);
+		assertThat(this.harness.commandRecords()).singleElement()
+			.satisfies((record) -> assertThat(CommandBatch.isWaitedFor(record.headers())).isFalse());
+		assertThat(this.harness.boundValues()).containsOnly(Map.entry("alice", "seat-1"), Map.entry("bob", "seat-2"));
+	}
+
 	/**
 	 * A record carries every message of a commit for one partition (the driver commits after each input record): a
 	 * key that moves sends its release and its new claim in one record, in that order, and verdicts travel the same

@@ -15,8 +15,10 @@ public final class ClaimHeaders {
 	public static final String ERASE = "valueguard.erase";
 
 	/**
-	 * Someone waits for the ruling on this record ({@code PUT ?wait=}): the key stage commits as soon as it has applied
-	 * it, rather than at its next scheduled commit, within the bound of one prompt commit per commit interval.
+	 * Someone waits for the ruling on this record ({@code PUT ?wait=}): once the key stage has applied it, it commits
+	 * as soon as its commit throttle allows rather than at its next scheduled commit, and the batch that carries the
+	 * command says so ({@code CommandBatch.WAITED_FOR}), so that the value stage does the same for a ruling that must
+	 * travel back.
 	 */
 	public static final String WAITING = "valueguard.waiting";
 

@@ -93,6 +93,9 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 
 	private final PromptCommits promptCommits;
 
+	/** Whether someone waits for the ruling on the claim being applied: its command's batch says so. */
+	private boolean waitedFor;
+
 	private @Nullable ProcessorContext<Object, Object> context;
 
 	private @Nullable KeyStage stage;
@@ -118,8 +121,9 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 		this.stage = new KeyStage(claims, new Effects(), this.policy, this.retention);
 		this.stores.sweep(context, this.retention, claims, this.stage::forgettable, this.events::forgottenBindings);
 		this.outbox = this.stores.outbox(context);
-		this.outbox.connect(context, (partition, entries, timestamp) -> context
-			.forward(new Record<>(null, new CommandBatch(partition, entries), timestamp), TO_OWNER_COMMANDS));
+		this.outbox.connect(context, (partition, entries, timestamp, waitedFor) -> context.forward(
+				new Record<>(null, new CommandBatch(partition, entries), timestamp, CommandBatch.headers(waitedFor)),
+				TO_OWNER_COMMANDS));
 		this.promptCommits.connect(context, this.outbox);
 	}
 
@@ -145,10 +149,18 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 			this.events.keyStage(this.stage.erase(validation.key(), record.timestamp(), partition));
 			return;
 		}
-		KeyStage.Outcome outcome = this.stage.apply(validation.key(), validation.value(), record.timestamp(),
-				partition, this.context.currentStreamTimeMs());
+		boolean waitedFor = ClaimHeaders.isWaitedFor(record.headers());
+		KeyStage.Outcome outcome;
+		this.waitedFor = waitedFor;
+		try {
+			outcome = this.stage.apply(validation.key(), validation.value(), record.timestamp(), partition,
+					this.context.currentStreamTimeMs());
+		}
+		finally {
+			this.waitedFor = false;
+		}
 		this.events.keyStage(outcome);
-		if (outcome == KeyStage.Outcome.CLAIMED && ClaimHeaders.isWaitedFor(record.headers())) {
+		if (outcome == KeyStage.Outcome.CLAIMED && waitedFor) {
 			// someone waits for the ruling, which needs the command out of this task's transaction now
 			this.promptCommits.askSoon();
 		}
@@ -220,7 +232,7 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 		public void command(String value, OwnerCommand command) {
 			int partition = KeyPartitions.of(value, KeyStageProcessor.this.commandPartitions);
 			KeyStageProcessor.this.outbox.add(partition, new CommandBatch.Entry(value, command),
-					CommandBatch.sizeOf(value, command), command.timestamp());
+					CommandBatch.sizeOf(value, command), command.timestamp(), KeyStageProcessor.this.waitedFor);
 		}
 
 		@Override
@@ -228,7 +240,7 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 			int partitions = KeyStageProcessor.this.commandPartitions;
 			for (int partition = 0; partition < partitions; partition++) {
 				KeyStageProcessor.this.outbox.add(partition, new CommandBatch.Entry(CommandBatch.NO_VALUE, erasure),
-						CommandBatch.sizeOf(CommandBatch.NO_VALUE, erasure), erasure.timestamp());
+						CommandBatch.sizeOf(CommandBatch.NO_VALUE, erasure), erasure.timestamp(), false);
 			}
 			return partitions;
 		}

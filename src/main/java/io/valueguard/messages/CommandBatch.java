@@ -7,6 +7,8 @@ import java.util.Set;
 
 import io.valueguard.codec.BinaryCodec;
 import io.valueguard.codec.RecordSerde;
+import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.streams.processor.StreamPartitioner;
 import org.jspecify.annotations.Nullable;
 
@@ -24,6 +26,26 @@ public record CommandBatch(int partition, List<Entry> entries) {
 	 */
 	public record Entry(@Nullable String value, OwnerCommand command) {
 
+	}
+
+	/**
+	 * The header of a batch that holds a command someone waits for ({@code PUT ?wait=}): a value stage whose ruling
+	 * must travel back commits it as soon as its commit throttle allows, not at its next scheduled commit. A release
+	 * before the header ignores it, and rules the batch as ever.
+	 */
+	public static final String WAITED_FOR = "valueguard.waiting";
+
+	/** The headers of a batch: {@link #WAITED_FOR} if someone waits for one of its commands. */
+	public static Headers headers(boolean waitedFor) {
+		RecordHeaders headers = new RecordHeaders();
+		if (waitedFor) {
+			headers.add(WAITED_FOR, new byte[0]);
+		}
+		return headers;
+	}
+
+	public static boolean isWaitedFor(Headers headers) {
+		return headers.lastHeader(WAITED_FOR) != null;
 	}
 
 	/** An upper bound of an entry's encoded size, cheap enough to count every entry with. */

@@ -97,12 +97,13 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 		this.context = context;
 		WriteBehindTable<String, Owner> owners = this.stores.connect(context);
 		Outbox<VerdictBatch.Entry> outbox = this.stores.outbox(context);
-		outbox.connect(context, (partition, entries, timestamp) -> context
+		outbox.connect(context, (partition, entries, timestamp, waitedFor) -> context
 			.forward(new Record<>(null, new VerdictBatch(partition, entries), timestamp)));
 		this.promptCommits.connect(context, outbox);
-		// a verdict's record time is when the claim that decided it was made
+		// a verdict's record time is when the claim that decided it was made; a waiting caller sees the key stage
+		// apply it, before that stage commits, so no verdict batch is marked as waited for
 		ValueStage.Verdicts verdicts = (key, verdict) -> outbox.add(verdict.keyPartition(),
-				new VerdictBatch.Entry(key, verdict), VerdictBatch.sizeOf(key, verdict), verdict.decidedAt());
+				new VerdictBatch.Entry(key, verdict), VerdictBatch.sizeOf(key, verdict), verdict.decidedAt(), false);
 		Erasures erasures = erasures(context.getStateStore(ERASURES), verdicts);
 		this.stage = new ValueStage(owners, verdicts, this.policy, this.retention, erasures);
 		this.sweep = this.stores.sweep(context, this.retention, owners, this.stage::forgettable, erasures,
@@ -141,7 +142,10 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 			travelsBack |= outcome == ValueStage.Outcome.REFUSED
 					|| (this.policy == ClaimPolicy.FIRST_WINS && outcome == ValueStage.Outcome.OWNED);
 		}
-		if (travelsBack) {
+		if (travelsBack && CommandBatch.isWaitedFor(record.headers())) {
+			this.promptCommits.askSoon();
+		}
+		else if (travelsBack) {
 			this.promptCommits.askNow();
 		}
 	}

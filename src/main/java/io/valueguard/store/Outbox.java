@@ -26,8 +26,11 @@ public final class Outbox<E> extends PreCommitStore {
 	@FunctionalInterface
 	public interface Sender<E> {
 
-		/** @param timestamp the latest timestamp of the group's messages: its record's timestamp */
-		void send(int partition, List<E> entries, long timestamp);
+		/**
+		 * @param timestamp the latest timestamp of the group's messages: its record's timestamp
+		 * @param waitedFor whether someone waits for the outcome of one of the messages
+		 */
+		void send(int partition, List<E> entries, long timestamp, boolean waitedFor);
 
 	}
 
@@ -95,8 +98,9 @@ public final class Outbox<E> extends PreCommitStore {
 	/**
 	 * Adds a message for {@code partition}; sends that partition's group once it holds {@link #BUDGET_BYTES}.
 	 * @param timestamp the message's timestamp; a group's record carries the latest of them
+	 * @param waitedFor whether someone waits for the message's outcome; the group's record says so if any does
 	 */
-	public void add(int partition, E entry, int sizeBytes, long timestamp) {
+	public void add(int partition, E entry, int sizeBytes, long timestamp, boolean waitedFor) {
 		if (partition >= this.groups.length) {
 			this.groups = Arrays.copyOf(this.groups, partition + 1);
 		}
@@ -108,6 +112,7 @@ public final class Outbox<E> extends PreCommitStore {
 		group.entries.add(entry);
 		group.bytes += sizeBytes;
 		group.latest = Math.max(group.latest, timestamp);
+		group.waitedFor |= waitedFor;
 		this.linger.schedule(context());
 		if (group.bytes >= BUDGET_BYTES) {
 			send(partition, group);
@@ -129,12 +134,14 @@ public final class Outbox<E> extends PreCommitStore {
 		List<E> entries = group.entries;
 		int bytes = group.bytes;
 		long latest = group.latest;
+		boolean waitedFor = group.waitedFor;
 		// the next group is likely about as large: no growing it from ten entries again
 		group.entries = new ArrayList<>(entries.size());
 		group.bytes = 0;
 		group.latest = Long.MIN_VALUE;
+		group.waitedFor = false;
 		try {
-			this.sender.send(partition, entries, latest);
+			this.sender.send(partition, entries, latest, waitedFor);
 		}
 		catch (RuntimeException ex) {
 			// not sent (a send fails before the record is appended): the group keeps its messages, in order
@@ -142,6 +149,7 @@ public final class Outbox<E> extends PreCommitStore {
 			group.entries = entries;
 			group.bytes += bytes;
 			group.latest = Math.max(group.latest, latest);
+			group.waitedFor |= waitedFor;
 			throw ex;
 		}
 	}
@@ -169,6 +177,8 @@ public final class Outbox<E> extends PreCommitStore {
 		private int bytes;
 
 		private long latest = Long.MIN_VALUE;
+
+		private boolean waitedFor;
 
 	}
 

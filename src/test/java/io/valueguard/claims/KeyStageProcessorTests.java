@@ -2,7 +2,6 @@ package io.valueguard.claims;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -13,12 +12,9 @@ import io.valueguard.messages.VerdictBatch;
 import io.valueguard.store.Outbox;
 import io.valueguard.store.Retention;
 import io.valueguard.store.WriteBehindTable;
+import io.valueguard.support.TaskCommits;
 import io.valueguard.support.TestProperties;
 import org.apache.kafka.common.header.internals.RecordHeaders;
-import org.apache.kafka.streams.StreamsConfig;
-import org.apache.kafka.streams.processor.Cancellable;
-import org.apache.kafka.streams.processor.PunctuationType;
-import org.apache.kafka.streams.processor.Punctuator;
 import org.apache.kafka.streams.processor.TaskId;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -30,7 +26,6 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.ArgumentMatchers.anyString;
-import static org.mockito.ArgumentMatchers.eq;
 import static org.mockito.BDDMockito.given;
 import static org.mockito.BDDMockito.willAnswer;
 import static org.mockito.Mockito.doReturn;
@@ -51,14 +46,8 @@ class KeyStageProcessorTests {
 
 	private final Map<String, KeyClaim> claims = new HashMap<>();
 
-	/** The wall clock of the tasks. */
-	private long now;
-
-	/** The pre-commit moments of the tasks' outboxes. */
-	private final List<Runnable> beforeCommit = new ArrayList<>();
-
-	/** Wall-clock punctuations the tasks have scheduled and not cancelled, by their interval. */
-	private final Map<Duration, Punctuator> retries = new HashMap<>();
+	/** The tasks' commits, wall clock and punctuations. */
+	private final TaskCommits commits = new TaskCommits();
 
 	KeyStageProcessorTests() {
 		ValueGuardProperties properties = TestProperties.of(Map.of());
@@ -84,7 +73,7 @@ class KeyStageProcessorTests {
 		evict(processor, "cid", 1_000 + COMMIT_INTERVAL / 2 - 1);
 		verify(context, times(1)).commit();
 		// evictions are not retried: the scheduled commit is at most an interval away
-		assertThat(this.retries).isEmpty();
+		assertThat(this.commits.punctuations()).isEmpty();
 
 		evict(processor, "dan", 1_000 + COMMIT_INTERVAL / 2);
 		verify(context, times(2)).commit();
@@ -137,12 +126,11 @@ class KeyStageProcessorTests {
 		claim(processor, "fay", true, 2_030);
 		claim(processor, "gus", true, 2_040);
 		verify(context, times(1)).commit();
-		assertThat(this.retries).containsOnlyKeys(Duration.ofMillis(COMMIT_INTERVAL / 2 - 30));
+		assertThat(this.commits.punctuations()).containsOnlyKeys(Duration.ofMillis(COMMIT_INTERVAL / 2 - 30));
 
-		this.now = 2_000 + COMMIT_INTERVAL / 2;
-		this.retries.values().iterator().next().punctuate(this.now);
+		this.commits.punctuate(2_000 + COMMIT_INTERVAL / 2);
 		verify(context, times(2)).commit();
-		assertThat(this.retries).isEmpty();
+		assertThat(this.commits.punctuations()).isEmpty();
 	}
 
 	@Test
@@ -151,13 +139,12 @@ class KeyStageProcessorTests {
 		Processor<Object, Object, Object, Object> processor = started(context);
 		claim(processor, "eve", true, 2_000);
 		claim(processor, "fay", true, 2_030);
-		assertThat(this.retries).hasSize(1);
+		assertThat(this.commits.punctuations()).hasSize(1);
 
-		// Kafka Streams' own commit, at its fixed phase
-		this.now = 2_035;
-		this.beforeCommit.forEach(Runnable::run);
+		this.commits.at(2_035);
+		this.commits.scheduledCommit();
 
-		assertThat(this.retries).isEmpty();
+		assertThat(this.commits.punctuations()).isEmpty();
 		verify(context, times(1)).commit();
 	}
 
@@ -180,12 +167,12 @@ class KeyStageProcessorTests {
 		claim(processor, "gus", true, 2_020);
 		verify(context, times(2)).commit();
 		// the retry fay's claim had asked for is not needed any more
-		assertThat(this.retries).isEmpty();
+		assertThat(this.commits.punctuations()).isEmpty();
 	}
 
 	/** Processes a raw claims record of {@code key}, with the waiting header or without. */
 	private void claim(Processor<Object, Object, Object, Object> processor, String key, boolean waitedFor, long now) {
-		this.now = now;
+		this.commits.at(now);
 		RecordHeaders headers = new RecordHeaders();
 		if (waitedFor) {
 			headers.add(ClaimHeaders.WAITING, "true".getBytes(StandardCharsets.UTF_8));
@@ -202,7 +189,7 @@ class KeyStageProcessorTests {
 
 	/** Processes, at {@code now} by the wall clock, the value stage's verdict that the key's claim at 10 lost. */
 	private void evict(Processor<Object, Object, Object, Object> processor, String key, long now) {
-		this.now = now;
+		this.commits.at(now);
 		Verdict verdict = new Verdict("desk-" + key, 10, "zoe", 20, Verdict.Reason.SUPERSEDED, 0);
 		VerdictBatch batch = new VerdictBatch(0, List.of(new VerdictBatch.Entry(key, verdict)));
 		processor.process(new Record<>(null, new KeyStageProcessor.Feedback(batch), 20));
@@ -218,21 +205,8 @@ class KeyStageProcessorTests {
 		doReturn(bindings).when(context).getStateStore(KeyStageProcessor.PENDING_WRITES);
 		Outbox<?> outbox = mock(Outbox.class);
 		doReturn(outbox).when(context).getStateStore(KeyStageProcessor.OUTBOX);
-		// as Kafka Streams does, the task commits once the record that asked for it is processed: the outbox's
-		// pre-commit moment comes before the next record
-		willAnswer((call) -> this.beforeCommit.add(call.getArgument(0))).given(outbox).beforeEachCommit(any());
-		willAnswer((call) -> {
-			this.beforeCommit.forEach(Runnable::run);
-			return null;
-		}).given(context).commit();
-		given(context.schedule(any(), eq(PunctuationType.WALL_CLOCK_TIME), any())).willAnswer((call) -> {
-			Duration delay = call.getArgument(0);
-			this.retries.put(delay, call.getArgument(2));
-			return (Cancellable) () -> this.retries.remove(delay);
-		});
-		given(context.appConfigs()).willReturn(Map.of(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, COMMIT_INTERVAL));
+		this.commits.wire(context, outbox, COMMIT_INTERVAL);
 		given(context.taskId()).willReturn(new TaskId(0, partition));
-		given(context.currentSystemTimeMs()).willAnswer((call) -> this.now);
 		return context;
 	}
 

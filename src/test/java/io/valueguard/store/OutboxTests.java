@@ -120,25 +120,25 @@ class OutboxTests {
 		InternalProcessorContext<String, String> context = taskContext(mock(Cancellable.class));
 		List<String> sent = new ArrayList<>();
 		AtomicBoolean kafkaGone = new AtomicBoolean(true);
-		outbox.connect(context, (partition, entries, timestamp) -> {
+		outbox.connect(context, (partition, entries, timestamp, waitedFor) -> {
 			if (kafkaGone.get() && partition == 1) {
 				throw new StreamsException("Exception caught while punctuating",
 						new TimeoutException("Topic commands not present in metadata after 60000 ms."));
 			}
-			sent.add(partition + "=" + String.join(",", entries) + "@" + timestamp);
+			sent.add(partition + "=" + String.join(",", entries) + "@" + timestamp + (waitedFor ? " waited for" : ""));
 		});
-		outbox.add(0, "a", 10, 100);
-		outbox.add(1, "b", 10, 300);
-		outbox.add(1, "c", 10, 200);
+		outbox.add(0, "a", 10, 100, false);
+		outbox.add(1, "b", 10, 300, false);
+		outbox.add(1, "c", 10, 200, true);
 		ArgumentCaptor<Punctuator> schedule = ArgumentCaptor.forClass(Punctuator.class);
 		verify(context).schedule(eq(Outbox.LINGER), eq(PunctuationType.WALL_CLOCK_TIME), schedule.capture());
 
 		schedule.getValue().punctuate(0);
-		outbox.add(1, "d", 10, 100);
+		outbox.add(1, "d", 10, 100, false);
 		kafkaGone.set(false);
 		schedule.getValue().punctuate(100);
 
-		assertThat(sent).containsExactly("0=a@100", "1=b,c,d@300");
+		assertThat(sent).containsExactly("0=a@100", "1=b,c,d@300 waited for");
 	}
 
 	@Test
@@ -146,10 +146,10 @@ class OutboxTests {
 	void shouldLetOtherFailuresOfTheScheduledSendThrough() {
 		Outbox<String> outbox = Outbox.<String>builder("messages").build();
 		InternalProcessorContext<String, String> context = taskContext(mock(Cancellable.class));
-		outbox.connect(context, (partition, entries, timestamp) -> {
+		outbox.connect(context, (partition, entries, timestamp, waitedFor) -> {
 			throw new StreamsException("fenced");
 		});
-		outbox.add(0, "a", 10, 100);
+		outbox.add(0, "a", 10, 100, false);
 		ArgumentCaptor<Punctuator> schedule = ArgumentCaptor.forClass(Punctuator.class);
 		verify(context).schedule(eq(Outbox.LINGER), eq(PunctuationType.WALL_CLOCK_TIME), schedule.capture());
 
@@ -167,11 +167,11 @@ class OutboxTests {
 		Cancellable linger = mock(Cancellable.class);
 		InternalProcessorContext<String, String> context = taskContext(linger);
 		List<String> sent = new ArrayList<>();
-		outbox.connect(context, (partition, entries, timestamp) -> sent.add(partition + "=" + String.join(",", entries)));
+		outbox.connect(context, (partition, entries, timestamp, waitedFor) -> sent.add(partition + "=" + String.join(",", entries)));
 		verify(context, never()).schedule(any(), any(), any());
 
-		outbox.add(0, "a", 10, 100);
-		outbox.add(1, "b", 10, 100);
+		outbox.add(0, "a", 10, 100, false);
+		outbox.add(1, "b", 10, 100, false);
 		verify(context, times(1)).schedule(eq(Outbox.LINGER), eq(PunctuationType.WALL_CLOCK_TIME), any());
 		verify(linger, never()).cancel();
 
@@ -179,14 +179,31 @@ class OutboxTests {
 		assertThat(sent).containsExactly("0=a", "1=b");
 		verify(linger).cancel();
 
-		outbox.add(0, "c", 10, 100);
+		outbox.add(0, "c", 10, 100, false);
 		verify(context, times(2)).schedule(eq(Outbox.LINGER), eq(PunctuationType.WALL_CLOCK_TIME), any());
 
 		// Kafka Streams reuses the store for a new task of the processor: the new task schedules its own send
-		outbox.connect(context, (partition, entries, timestamp) -> sent.add(partition + "=" + String.join(",", entries)));
+		outbox.connect(context, (partition, entries, timestamp, waitedFor) -> sent.add(partition + "=" + String.join(",", entries)));
 		verify(linger, times(2)).cancel();
-		outbox.add(0, "d", 10, 100);
+		outbox.add(0, "d", 10, 100, false);
 		verify(context, times(3)).schedule(eq(Outbox.LINGER), eq(PunctuationType.WALL_CLOCK_TIME), any());
+	}
+
+	@Test
+	void shouldSayOfAGroupWhetherSomeoneWaitsForOneOfItsMessages() {
+		Outbox<String> outbox = Outbox.<String>builder("messages").build();
+		List<String> sent = new ArrayList<>();
+		outbox.connect(taskContext(mock(Cancellable.class)), (partition, entries, timestamp,
+				waitedFor) -> sent.add(partition + "=" + String.join(",", entries) + (waitedFor ? " waited for" : "")));
+		outbox.add(0, "a", 10, 100, false);
+		outbox.add(0, "b", 10, 100, true);
+		outbox.add(1, "c", 10, 100, false);
+		outbox.flushCache();
+		// the next group of the same partition starts unmarked
+		outbox.add(0, "d", 10, 100, false);
+		outbox.flushCache();
+
+		assertThat(sent).containsExactly("0=a,b waited for", "1=c", "0=d");
 	}
 
 	/** A task's context whose punctuations can be cancelled, as Kafka Streams' are, each with {@code cancellable}. */
@@ -215,7 +232,7 @@ class OutboxTests {
 				@Override
 				public void init(ProcessorContext<String, String> context) {
 					this.outbox = context.getStateStore("messages");
-					this.outbox.connect(context, (partition, entries, timestamp) -> context
+					this.outbox.connect(context, (partition, entries, timestamp, waitedFor) -> context
 						.forward(new Record<>(null, partition + "=" + String.join(",", entries), timestamp)));
 				}
 
@@ -227,7 +244,7 @@ class OutboxTests {
 						}
 						String[] fields = message.split(":");
 						long timestamp = (fields.length > 3) ? Long.parseLong(fields[3]) : record.timestamp();
-						this.outbox.add(Integer.parseInt(fields[0]), fields[2], Integer.parseInt(fields[1]), timestamp);
+						this.outbox.add(Integer.parseInt(fields[0]), fields[2], Integer.parseInt(fields[1]), timestamp, false);
 					}
 				}
 

@@ -161,6 +161,14 @@ public final class TopologyHarness implements AutoCloseable {
 		return this;
 	}
 
+	/** A claim someone waits for, as {@code PUT ?wait=} sends it: with the waiting header. */
+	public TopologyHarness waitedFor(String key, String value, long timestamp) {
+		RecordHeaders headers = new RecordHeaders();
+		headers.add(ClaimHeaders.WAITING, utf8("true"));
+		this.claims.pipeInput(new TestRecord<>(utf8(key), utf8(value), headers, timestamp));
+		return this;
+	}
+
 	public TopologyHarness raw(byte[] key, byte[] value, long timestamp) {
 		this.claims.pipeInput(key, value, timestamp);
 		return this;

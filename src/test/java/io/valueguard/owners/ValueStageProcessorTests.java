@@ -1,0 +1,129 @@
+package io.valueguard.owners;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.valueguard.config.ClaimPolicy;
+import io.valueguard.config.ValueGuardProperties;
+import io.valueguard.messages.CommandBatch;
+import io.valueguard.messages.OwnerCommand;
+import io.valueguard.messages.VerdictBatch;
+import io.valueguard.store.Outbox;
+import io.valueguard.store.Retention;
+import io.valueguard.store.StageStores;
+import io.valueguard.store.WriteBehindTable;
+import io.valueguard.support.TaskCommits;
+import io.valueguard.support.TestProperties;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.anyString;
+import static org.mockito.BDDMockito.given;
+import static org.mockito.BDDMockito.willAnswer;
+import static org.mockito.Mockito.doReturn;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.never;
+import static org.mockito.Mockito.times;
+import static org.mockito.Mockito.verify;
+
+/**
+ * The value stage's processor around {@link ValueStage}, where the topology tests cannot see: when it asks Kafka
+ * Streams to commit. Under first-wins a ruling reaches the key only as a verdict, which leaves with the commit.
+ */
+class ValueStageProcessorTests {
+
+	private static final long COMMIT_INTERVAL = 100;
+
+	private final Map<String, Owner> owners = new HashMap<>();
+
+	/** The task's commits, wall clock and punctuations. */
+	private final TaskCommits commits = new TaskCommits();
+
+	@Test
+	void shouldAskAgainForAWaitedForRulingOnceTheThrottleAllows() {
+		ProcessorContext<String, VerdictBatch> context = context();
+		Processor<String, CommandBatch, String, VerdictBatch> processor = started(context, ClaimPolicy.FIRST_WINS);
+		claim(processor, "ann", "desk-1", true, 2_000);
+		verify(context, times(1)).commit();
+
+		// within half an interval of that commit: a grant someone waits for asks again as soon as allowed
+		claim(processor, "bob", "desk-2", true, 2_020);
+		verify(context, times(1)).commit();
+		assertThat(this.commits.punctuations()).containsOnlyKeys(Duration.ofMillis(COMMIT_INTERVAL / 2 - 20));
+
+		this.commits.punctuate(2_000 + COMMIT_INTERVAL / 2);
+		verify(context, times(2)).commit();
+		assertThat(this.commits.punctuations()).isEmpty();
+	}
+
+	@Test
+	void shouldLeaveARulingNobodyWaitsForToTheNextCommit() {
+		ProcessorContext<String, VerdictBatch> context = context();
+		Processor<String, CommandBatch, String, VerdictBatch> processor = started(context, ClaimPolicy.FIRST_WINS);
+		claim(processor, "ann", "desk-1", false, 2_000);
+		verify(context, times(1)).commit();
+
+		claim(processor, "bob", "desk-2", false, 2_020);
+
+		verify(context, times(1)).commit();
+		assertThat(this.commits.punctuations()).isEmpty();
+	}
+
+	@Test
+	void shouldNotAskForACommitWhenNoRulingTravelsBack() {
+		// latest-wins binds a claim at once: the key learns nothing from a grant
+		ProcessorContext<String, VerdictBatch> context = context();
+		Processor<String, CommandBatch, String, VerdictBatch> processor = started(context, ClaimPolicy.LATEST_WINS);
+
+		claim(processor, "ann", "desk-1", true, 2_000);
+
+		verify(context, never()).commit();
+		assertThat(this.commits.punctuations()).isEmpty();
+	}
+
+	private Processor<String, CommandBatch, String, VerdictBatch> started(ProcessorContext<String, VerdictBatch> context,
+			ClaimPolicy policy) {
+		ValueGuardProperties properties = TestProperties.of(Map.of());
+		Processor<String, CommandBatch, String, VerdictBatch> processor = ValueStageProcessor
+			.supplier(ValueStageEvents.NONE, properties.store(), policy, Retention.OFF, null)
+			.get();
+		processor.init(context);
+		return processor;
+	}
+
+	/** Processes, at {@code now} by the wall clock, a batch with {@code key}'s claim of {@code value}. */
+	private void claim(Processor<String, CommandBatch, String, VerdictBatch> processor, String key, String value,
+			boolean waitedFor, long now) {
+		this.commits.at(now);
+		CommandBatch batch = new CommandBatch(0, List.of(new CommandBatch.Entry(value, OwnerCommand.claim(key, now, 0))));
+		processor.process(new Record<>(null, batch, now, CommandBatch.headers(waitedFor)));
+	}
+
+	@SuppressWarnings("unchecked")
+	private ProcessorContext<String, VerdictBatch> context() {
+		ProcessorContext<String, VerdictBatch> context = mock(ProcessorContext.class);
+		WriteBehindTable<String, Owner> pending = mock(WriteBehindTable.class);
+		given(pending.get(anyString())).willAnswer((call) -> this.owners.get(call.<String>getArgument(0)));
+		willAnswer((call) -> this.owners.put(call.getArgument(0), call.getArgument(1))).given(pending)
+			.put(anyString(), any());
+		doReturn(pending).when(context).getStateStore(StageStores.pendingWritesOf(ValueStageProcessor.STORE));
+		doReturn(mock(KeyValueStore.class)).when(context).getStateStore(ValueStageProcessor.STORE);
+		KeyValueStore<String, Erasure> erasures = mock(KeyValueStore.class);
+		given(erasures.all()).willReturn(mock(KeyValueIterator.class));
+		doReturn(erasures).when(context).getStateStore(ValueStageProcessor.ERASURES);
+		Outbox<?> outbox = mock(Outbox.class);
+		doReturn(outbox).when(context).getStateStore(ValueStageProcessor.OUTBOX);
+		this.commits.wire(context, outbox, COMMIT_INTERVAL);
+		given(context.currentStreamTimeMs()).willAnswer((call) -> this.commits.now());
+		return context;
+	}
+
+}
