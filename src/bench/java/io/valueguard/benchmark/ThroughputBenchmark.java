@@ -129,8 +129,8 @@ class ThroughputBenchmark {
 			}
 			// rounds go through the chosen rows in turn, so that the machine's drift over the run (a broker warming up,
 			// a neighbour's load) falls on every row alike; the table lists each row's rounds together. Each round
-			// starts one row later than the one before: the plain table ran about 12% slower in the second row of a
-			// round than in the first, right after the other row's ValueGuard (docs/benchmarks.md)
+			// starts one row later than the one before, so that no row always runs second: in two runs the plain
+			// table ran 12% slower in every round's second row (docs/benchmarks.md)
 			Map<Integer, Rounds> rounds = new LinkedHashMap<>();
 			chosen.forEach((i) -> rounds.put(i, new Rounds()));
 			for (int round = 1; round <= ROUNDS; round++) {
