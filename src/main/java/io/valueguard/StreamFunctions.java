@@ -6,6 +6,7 @@ import io.valueguard.claims.KeyStageTopology;
 import io.valueguard.config.ValueGuardProperties;
 import io.valueguard.kafka.TopicProvisioner;
 import io.valueguard.messages.CommandBatch;
+import io.valueguard.messages.RulingBell;
 import io.valueguard.messages.VerdictBatch;
 import io.valueguard.metrics.PipelineMetrics;
 import io.valueguard.owners.ValueStageTopology;
@@ -29,14 +30,22 @@ class StreamFunctions {
 	// The provisioner parameter makes sure every topic exists, with co-partitioning checked, before any binding.
 	@Bean
 	Function<KStream<byte[], byte[]>, Function<KStream<String, VerdictBatch>, KStream<?, ?>[]>> keyStage(
-			ValueGuardProperties properties, PipelineMetrics events, TopicProvisioner provisioner) {
-		return new KeyStageTopology(properties, events, provisioner.ownerCommandsPartitions());
+			ValueGuardProperties properties, PipelineMetrics events, RulingBell rulingBell,
+			TopicProvisioner provisioner) {
+		return new KeyStageTopology(properties, events, rulingBell, provisioner.ownerCommandsPartitions());
 	}
 
 	@Bean
 	Function<KStream<String, CommandBatch>, KStream<String, VerdictBatch>> valueStage(
-			ValueGuardProperties properties, PipelineMetrics events, TopicProvisioner provisioner) {
-		return new ValueStageTopology(properties, events);
+			ValueGuardProperties properties, PipelineMetrics events, RulingBell rulingBell,
+			TopicProvisioner provisioner) {
+		return new ValueStageTopology(properties, events, rulingBell);
+	}
+
+	/** Rung by both stages when they applied what a synchronous write may wait for; the API's wait loop hears it. */
+	@Bean
+	RulingBell rulingBell() {
+		return new RulingBell();
 	}
 
 	/** The {@code keyStage-out-2} binding's partitioner: each batch of commands to the partition it was made for. */

@@ -37,7 +37,7 @@ class PackageLayeringTests {
 			Map.entry("kafka.local", Set.of()),
 			Map.entry("metrics", Set.of("config", "messages", "claims", "owners", "kafka")),
 			Map.entry("routing", Set.of("config", "store", "messages", "claims", "owners", "kafka")),
-			Map.entry("api", Set.of("config", "claims", "owners", "kafka", "routing")),
+			Map.entry("api", Set.of("config", "messages", "claims", "owners", "kafka", "routing")),
 			Map.entry("security", Set.of("config", "routing")));
 
 	private static final Pattern REFERENCE = Pattern.compile("\\bio\\.valueguard\\.([a-z]+(?:\\.local)?)\\.");

@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.valueguard.claims.EvictionEvent;
 import io.valueguard.config.StoreType;
@@ -278,6 +279,24 @@ class ValueGuardTopologyTests {
 		assertThat(this.harness.commandRecords()).singleElement()
 			.satisfies((record) -> assertThat(CommandBatch.isWaitedFor(record.headers())).isFalse());
 		assertThat(this.harness.boundValues()).containsOnly(Map.entry("alice", "seat-1"), Map.entry("bob", "seat-2"));
+	}
+
+	/** Each stage rings the bell when it has applied what a waiting caller's ruling may be. */
+	@Test
+	void shouldRingTheBellWhenAStageAppliedWhatACallerMayWaitFor() {
+		AtomicInteger rings = new AtomicInteger();
+		this.harness.bell().listen(rings::incrementAndGet);
+		this.harness.claim("bob", "seat-2", 50);
+		assertThat(rings).hasValue(0);
+
+		this.harness.waitedFor("alice", "seat-1", 100);
+		// the value stage ruled on alice's claim: she holds seat-1
+		assertThat(rings).hasValue(1);
+
+		this.harness.claim("carol", "seat-1", 200);
+		// alice's eviction reached the key stage
+		assertThat(rings).hasValue(2);
+		assertThat(this.harness.boundValues()).containsOnly(Map.entry("bob", "seat-2"), Map.entry("carol", "seat-1"));
 	}
 
 	/**

@@ -15,12 +15,14 @@ import io.valueguard.claims.ClaimPublisher;
 import io.valueguard.config.ClaimPolicy;
 import io.valueguard.config.QueryProperties;
 import io.valueguard.config.ValueGuardProperties;
+import io.valueguard.messages.RulingBell;
 import io.valueguard.owners.ClaimOrder;
 import io.valueguard.routing.ClaimView;
 import io.valueguard.routing.LookupRouter;
 import io.valueguard.routing.OwnerView;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.stereotype.Component;
@@ -78,9 +80,18 @@ class ClaimRulings implements SmartLifecycle, AutoCloseable {
 
 	private final Timer erasureTime;
 
-	ClaimRulings(LookupRouter router, QueryProperties properties, ValueGuardProperties settings,
+	@Autowired
+	ClaimRulings(LookupRouter router, QueryProperties properties, ValueGuardProperties settings, RulingBell bell,
 			MeterRegistry registry) {
-		this.loop = new WaitLoop(router, properties.maxBatchSize());
+		this(router, properties, settings, bell, registry, WaitLoop.POLL);
+	}
+
+	/** @param poll how long the wait loop waits between rounds when the bell does not ring: longer in tests */
+	ClaimRulings(LookupRouter router, QueryProperties properties, ValueGuardProperties settings, RulingBell bell,
+			MeterRegistry registry, Duration poll) {
+		this.loop = new WaitLoop(router, properties.maxBatchSize(), poll);
+		// a stage of this instance applied something a caller may wait for: look now, not at the next poll
+		bell.listen(this.loop::wake);
 		this.waiting = new Semaphore(properties.maxWaiting());
 		this.firstWins = settings.policy() == ClaimPolicy.FIRST_WINS;
 		int most = properties.maxWaiting();

@@ -30,13 +30,19 @@ import org.jspecify.annotations.Nullable;
  * entries every 10 ms, seventy-two sign-ups racing through three instances on a 2-core machine sent thousands of
  * forwarded lookups a second, and the stream threads whose ruling they waited for starved (a ruling took 20 to 30 s).
  * The next round starts {@link #POLL} after the last one ended, and no sooner than the last one took: when the
- * instances answer slowly, the rounds slow down with them instead of piling up.
+ * instances answer slowly, the rounds slow down with them instead of piling up. When a stage of this instance rings
+ * the {@link #wake bell} (it applied something a caller may wait for), the next round starts sooner, though not
+ * before {@link #AFTER_BELL} or twice the last round's time: the stages ring as often as they apply such records, and
+ * must not keep the loop looking.
  */
 final class WaitLoop implements AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(WaitLoop.class);
 
 	static final Duration POLL = Duration.ofMillis(10);
+
+	/** The least pause between a round and the next when the bell rang meanwhile. */
+	static final Duration AFTER_BELL = Duration.ofMillis(2);
 
 	/** How long the thread sleeps with nothing to wait for, unless a wait arrives. */
 	private static final long IDLE_NANOS = TimeUnit.SECONDS.toNanos(1);
@@ -77,18 +83,25 @@ final class WaitLoop implements AutoCloseable {
 
 	private final Set<Wait<?>> waits = ConcurrentHashMap.newKeySet();
 
-	private @Nullable Thread thread;
+	private volatile @Nullable Thread thread;
 
 	private volatile boolean closed;
+
+	/** The bell rang since the last round began. */
+	private volatile boolean rung;
 
 	/** Set once the instance begins to shut down: by when every wait is answered, and what runs then (once). */
 	private volatile @Nullable Drain drain;
 
 	private @Nullable String lastProblem;
 
-	WaitLoop(LookupRouter router, int maxBatch) {
+	/** How long after a round the next begins, unless the bell rings: {@link #POLL}, longer in tests. */
+	private final long pollNanos;
+
+	WaitLoop(LookupRouter router, int maxBatch, Duration poll) {
 		this.router = router;
 		this.maxBatch = maxBatch;
+		this.pollNanos = poll.toNanos();
 	}
 
 	/**
@@ -108,6 +121,18 @@ final class WaitLoop implements AutoCloseable {
 		wait.answer.whenComplete((answered, failure) -> this.waits.remove(wait));
 		LockSupport.unpark(started());
 		return wait.answer;
+	}
+
+	/**
+	 * A stage of this instance applied something a caller may be waiting for: the next round starts as soon as it
+	 * may. Called on stream threads; costs a read when nothing waits.
+	 */
+	void wake() {
+		Thread looking = this.thread;
+		if (looking != null && !this.waits.isEmpty()) {
+			this.rung = true;
+			LockSupport.unpark(looking);
+		}
 	}
 
 	private synchronized Thread started() {
@@ -151,6 +176,8 @@ final class WaitLoop implements AutoCloseable {
 				continue;
 			}
 			long started = System.nanoTime();
+			// before the round: a ring during it may be for what the round has just missed
+			this.rung = false;
 			try {
 				round();
 			}
@@ -159,11 +186,24 @@ final class WaitLoop implements AutoCloseable {
 				problem(ex);
 			}
 			long took = System.nanoTime() - started;
-			try {
-				TimeUnit.NANOSECONDS.sleep(Math.max(POLL.toNanos(), took));
-			}
-			catch (InterruptedException ex) {
+			if (!pause(Math.max(this.pollNanos, took), Math.max(AFTER_BELL.toNanos(), 2 * took))) {
 				return;
+			}
+		}
+	}
+
+	/** Waits {@code pause} nanoseconds, or only {@code afterBell} once the bell rings; false when interrupted. */
+	private boolean pause(long pause, long afterBell) {
+		long from = System.nanoTime();
+		while (true) {
+			long waited = System.nanoTime() - from;
+			long until = this.rung ? Math.min(pause, afterBell) : pause;
+			if (waited >= until) {
+				return true;
+			}
+			LockSupport.parkNanos(this, until - waited);
+			if (Thread.interrupted()) {
+				return false;
 			}
 		}
 	}

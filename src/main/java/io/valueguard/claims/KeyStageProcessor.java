@@ -10,6 +10,7 @@ import io.valueguard.messages.Verdict;
 import io.valueguard.messages.ForeignRecords;
 import io.valueguard.messages.KeyPartitions;
 import io.valueguard.messages.OwnerCommand;
+import io.valueguard.messages.RulingBell;
 import io.valueguard.messages.VerdictBatch;
 import io.valueguard.store.CommitThrottle;
 import io.valueguard.store.Outbox;
@@ -58,8 +59,8 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 	static final String OUTBOX = "owner-command-outbox";
 
 	static ProcessorSupplier<Object, Object, Object, Object> supplier(ClaimValidator validator,
-			KeyStageEvents events, ValueGuardProperties.Store settings, ClaimPolicy policy, Retention retention,
-			int commandPartitions, @Nullable Duration promptCommitInterval) {
+			KeyStageEvents events, RulingBell bell, ValueGuardProperties.Store settings, ClaimPolicy policy,
+			Retention retention, int commandPartitions, @Nullable Duration promptCommitInterval) {
 		StageStores<KeyClaim, CommandBatch.Entry> stores = StageStores.of(settings.type().supplier(STORE),
 				new KeyClaim.Serde(), settings.recentEntries(), OUTBOX, settings.compaction());
 		CommitThrottle promptCommits = new CommitThrottle(promptCommitInterval);
@@ -67,7 +68,7 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 
 			@Override
 			public Processor<Object, Object, Object, Object> get() {
-				return new KeyStageProcessor(stores, validator, events, policy, retention, commandPartitions,
+				return new KeyStageProcessor(stores, validator, events, bell, policy, retention, commandPartitions,
 						new PromptCommits(promptCommits));
 			}
 
@@ -84,6 +85,8 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 	private final ClaimValidator validator;
 
 	private final KeyStageEvents events;
+
+	private final RulingBell bell;
 
 	private final ClaimPolicy policy;
 
@@ -103,11 +106,12 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 	private @Nullable Outbox<CommandBatch.Entry> outbox;
 
 	private KeyStageProcessor(StageStores<KeyClaim, CommandBatch.Entry> stores, ClaimValidator validator,
-			KeyStageEvents events, ClaimPolicy policy, Retention retention, int commandPartitions,
+			KeyStageEvents events, RulingBell bell, ClaimPolicy policy, Retention retention, int commandPartitions,
 			PromptCommits promptCommits) {
 		this.stores = stores;
 		this.validator = validator;
 		this.events = events;
+		this.bell = bell;
 		this.policy = policy;
 		this.retention = retention;
 		this.commandPartitions = commandPartitions;
@@ -164,6 +168,10 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 			// someone waits for the ruling, which needs the command out of this task's transaction now
 			this.promptCommits.askSoon();
 		}
+		else if (waitedFor) {
+			// a release, or a claim the key already made: its outcome is in the store now
+			this.bell.ring();
+		}
 		if (outcome == KeyStage.Outcome.TOO_OLD) {
 			deadLetter(record, ClaimRejection.CLAIM_TOO_OLD);
 		}
@@ -200,6 +208,8 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 		// an eviction, a grant or an erasure's end is waited for (docs/design.md, "An eviction takes three commits")
 		if (changed) {
 			this.promptCommits.askNow();
+			// a waiting caller's ruling may be the key's record now: a refusal or a grant under first-wins
+			this.bell.ring();
 		}
 	}
 

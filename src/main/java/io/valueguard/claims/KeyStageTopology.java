@@ -4,6 +4,7 @@ import java.util.function.Function;
 
 import io.valueguard.config.ValueGuardProperties;
 import io.valueguard.messages.CommandBatch;
+import io.valueguard.messages.RulingBell;
 import io.valueguard.messages.VerdictBatch;
 import io.valueguard.store.Retention;
 import org.apache.kafka.streams.kstream.KStream;
@@ -39,12 +40,19 @@ public final class KeyStageTopology
 
 	private final KeyStageEvents events;
 
+	private final RulingBell bell;
+
 	private final int commandPartitions;
 
-	/** @param commandPartitions partition count of the owner-commands topic, which batches of commands are made for */
-	public KeyStageTopology(ValueGuardProperties properties, KeyStageEvents events, int commandPartitions) {
+	/**
+	 * @param bell rung when the stage has applied something a synchronous write may be waiting for
+	 * @param commandPartitions partition count of the owner-commands topic, which batches of commands are made for
+	 */
+	public KeyStageTopology(ValueGuardProperties properties, KeyStageEvents events, RulingBell bell,
+			int commandPartitions) {
 		this.properties = properties;
 		this.events = events;
+		this.bell = bell;
 		this.commandPartitions = commandPartitions;
 	}
 
@@ -63,7 +71,7 @@ public final class KeyStageTopology
 		KStream<Object, Object> applied = untyped(claims)
 			.merge(untyped(verdicts.mapValues(KeyStageProcessor.Feedback::new, Named.as("verdicts"))),
 					Named.as("key-inputs"))
-			.process(KeyStageProcessor.supplier(validator, this.events, this.properties.store(),
+			.process(KeyStageProcessor.supplier(validator, this.events, this.bell, this.properties.store(),
 					this.properties.policy(), Retention.of(this.properties.retention()), this.commandPartitions,
 					this.properties.streams().promptCommitInterval()),
 					Named.as("key-stage"));

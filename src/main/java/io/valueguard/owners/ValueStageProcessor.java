@@ -8,6 +8,7 @@ import io.valueguard.config.ClaimPolicy;
 import io.valueguard.config.ValueGuardProperties;
 import io.valueguard.messages.CommandBatch;
 import io.valueguard.messages.ForeignRecords;
+import io.valueguard.messages.RulingBell;
 import io.valueguard.messages.VerdictBatch;
 import io.valueguard.store.CommitThrottle;
 import io.valueguard.store.Outbox;
@@ -41,7 +42,7 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 	static final String ERASURES = "erasures";
 
 	static ProcessorSupplier<String, CommandBatch, String, VerdictBatch> supplier(ValueStageEvents events,
-			ValueGuardProperties.Store settings, ClaimPolicy policy, Retention retention,
+			RulingBell bell, ValueGuardProperties.Store settings, ClaimPolicy policy, Retention retention,
 			@Nullable Duration promptCommitInterval) {
 		StageStores<Owner, VerdictBatch.Entry> stores = StageStores.of(settings.type().supplier(STORE),
 				new Owner.Serde(), settings.recentEntries(), OUTBOX, settings.compaction());
@@ -53,7 +54,8 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 
 			@Override
 			public Processor<String, CommandBatch, String, VerdictBatch> get() {
-				return new ValueStageProcessor(stores, events, policy, retention, new PromptCommits(promptCommits));
+				return new ValueStageProcessor(stores, events, bell, policy, retention,
+						new PromptCommits(promptCommits));
 			}
 
 			@Override
@@ -70,6 +72,8 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 
 	private final ValueStageEvents events;
 
+	private final RulingBell bell;
+
 	private final ClaimPolicy policy;
 
 	private final Retention retention;
@@ -84,9 +88,10 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 	private @Nullable Sweep<Owner> sweep;
 
 	private ValueStageProcessor(StageStores<Owner, VerdictBatch.Entry> stores, ValueStageEvents events,
-			ClaimPolicy policy, Retention retention, PromptCommits promptCommits) {
+			RulingBell bell, ClaimPolicy policy, Retention retention, PromptCommits promptCommits) {
 		this.stores = stores;
 		this.events = events;
+		this.bell = bell;
 		this.policy = policy;
 		this.retention = retention;
 		this.promptCommits = promptCommits;
@@ -142,7 +147,13 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 			travelsBack |= outcome == ValueStage.Outcome.REFUSED
 					|| (this.policy == ClaimPolicy.FIRST_WINS && outcome == ValueStage.Outcome.OWNED);
 		}
-		if (travelsBack && CommandBatch.isWaitedFor(record.headers())) {
+		boolean waitedFor = CommandBatch.isWaitedFor(record.headers());
+		if (waitedFor) {
+			// the owners store shows the ruling now, before the commit: a caller waiting for it need not wait longer
+			// (a ruling is a fold over committed commands, so a replay after a failure makes the same one)
+			this.bell.ring();
+		}
+		if (travelsBack && waitedFor) {
 			this.promptCommits.askSoon();
 		}
 		else if (travelsBack) {

@@ -4,6 +4,7 @@ import java.util.function.Function;
 
 import io.valueguard.config.ValueGuardProperties;
 import io.valueguard.messages.CommandBatch;
+import io.valueguard.messages.RulingBell;
 import io.valueguard.messages.VerdictBatch;
 import io.valueguard.store.Retention;
 import org.apache.kafka.streams.kstream.KStream;
@@ -22,15 +23,19 @@ public final class ValueStageTopology
 
 	private final ValueStageEvents events;
 
-	public ValueStageTopology(ValueGuardProperties properties, ValueStageEvents events) {
+	private final RulingBell bell;
+
+	/** @param bell rung when the stage has ruled on a command that a synchronous write waits for */
+	public ValueStageTopology(ValueGuardProperties properties, ValueStageEvents events, RulingBell bell) {
 		this.properties = properties;
 		this.events = events;
+		this.bell = bell;
 	}
 
 	@Override
 	public KStream<String, VerdictBatch> apply(KStream<String, CommandBatch> commands) {
 		return commands.process(
-				ValueStageProcessor.supplier(this.events, this.properties.store(), this.properties.policy(),
+				ValueStageProcessor.supplier(this.events, this.bell, this.properties.store(), this.properties.policy(),
 						Retention.of(this.properties.retention()), this.properties.streams().promptCommitInterval()),
 				Named.as("value-stage"));
 	}

@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.valueguard.claims.ClaimPublisher;
+import io.valueguard.messages.RulingBell;
 import io.valueguard.routing.ClaimView;
 import io.valueguard.routing.LookupRouter;
 import io.valueguard.routing.OwnerView;
@@ -52,9 +53,15 @@ class ClaimRulingsTests {
 	/** Every batch of keys the loop asked for. */
 	private final List<List<String>> claimBatches = new CopyOnWriteArrayList<>();
 
+	/** Every batch of values whose holders the loop asked for. */
+	private final List<List<String>> holderBatches = new CopyOnWriteArrayList<>();
+
 	private final AtomicInteger unavailable = new AtomicInteger();
 
 	private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+
+	/** The stages' bell, which the rulings hear. */
+	private final RulingBell bell = new RulingBell();
 
 	private final ClaimRulings rulings;
 
@@ -67,10 +74,14 @@ class ClaimRulingsTests {
 			}
 			return answers(keys, this.claims);
 		});
-		given(this.router.ownersNow(anyList()))
-			.willAnswer((invocation) -> answers(invocation.getArgument(0), this.owners));
+		given(this.router.ownersNow(anyList())).willAnswer((invocation) -> {
+			List<String> values = invocation.getArgument(0);
+			Map<String, @Nullable OwnerView> holders = answers(values, this.owners);
+			this.holderBatches.add(values);
+			return holders;
+		});
 		this.rulings = new ClaimRulings(this.router, TestProperties.query(Map.of()), TestProperties.defaults(),
-				this.registry);
+				this.bell, this.registry);
 	}
 
 	@AfterEach
@@ -188,7 +199,7 @@ class ClaimRulingsTests {
 	@Test
 	void shouldAskNoInstanceForMoreKeysThanItTakesInOneBatch() throws Exception {
 		try (ClaimRulings limited = new ClaimRulings(this.router, TestProperties.query(Map.of("max-batch-size", "8")),
-				TestProperties.defaults(), new SimpleMeterRegistry())) {
+				TestProperties.defaults(), new RulingBell(), new SimpleMeterRegistry())) {
 			List<CompletableFuture<@Nullable Release>> answers = new ArrayList<>();
 			for (int i = 0; i < 20; i++) {
 				answers.add(limited.release(receipt("key-" + i, null, 100), Duration.ofSeconds(10)));
@@ -213,6 +224,25 @@ class ClaimRulingsTests {
 		assertThat(this.rulings.ruling(receipt("alice", "phone", 100), Duration.ofMillis(300)).join()).isNull();
 		assertThat(waits("expired")).isOne();
 		assertThat(waits("answered")).isZero();
+	}
+
+	@Test
+	void shouldLookAtOnceWhenAStageRingsTheBellNotAtTheNextPoll() throws Exception {
+		// polling once an hour: within the test only the bell can bring the ruling
+		try (ClaimRulings hourly = new ClaimRulings(this.router, TestProperties.query(Map.of()),
+				TestProperties.defaults(), this.bell, new SimpleMeterRegistry(), Duration.ofHours(1))) {
+			this.claims.put("alice", new ClaimView("alice", "phone", 100, true, false, false));
+			CompletableFuture<@Nullable Ruling> ruling = hourly.ruling(receipt("alice", "phone", 100),
+					Duration.ofMinutes(1));
+			// the first round found the key stage's claim and no holder yet: the value stage has not ruled
+			await().until(() -> this.holderBatches.size() == 1);
+			this.owners.put("phone", new OwnerView("phone", "alice", 100));
+
+			this.bell.ring();
+
+			assertThat(ruling.get(10, TimeUnit.SECONDS).outcome()).isEqualTo(Ruling.Outcome.BOUND);
+			assertThat(this.holderBatches).hasSize(2);
+		}
 	}
 
 	@Test

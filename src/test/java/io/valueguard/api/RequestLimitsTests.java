@@ -6,6 +6,7 @@ import java.util.Map;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.valueguard.claims.ClaimPublisher;
 import io.valueguard.config.ValueGuardProperties;
+import io.valueguard.messages.RulingBell;
 import io.valueguard.routing.LookupRouter;
 import io.valueguard.support.TestProperties;
 import org.junit.jupiter.api.Test;
@@ -77,7 +78,7 @@ class RequestLimitsTests {
 		LookupRouter router = mock(LookupRouter.class);
 		SimpleMeterRegistry registry = new SimpleMeterRegistry();
 		ClaimRulings rulings = new ClaimRulings(router, TestProperties.query(Map.of("max-waiting", "0")),
-				TestProperties.defaults(), registry);
+				TestProperties.defaults(), new RulingBell(), registry);
 		ClaimPublisher.Receipt receipt = new ClaimPublisher.Receipt("alice", "phone", "valueguard.claims", 0, 0, 1);
 
 		assertThat(rulings.ruling(receipt, Duration.ofSeconds(5))).as("answered at once, as a 202")

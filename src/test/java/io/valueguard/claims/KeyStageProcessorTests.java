@@ -2,11 +2,13 @@ package io.valueguard.claims;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
 import io.valueguard.config.ValueGuardProperties;
+import io.valueguard.messages.RulingBell;
 import io.valueguard.messages.Verdict;
 import io.valueguard.messages.VerdictBatch;
 import io.valueguard.store.Outbox;
@@ -20,6 +22,7 @@ import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.ProcessorSupplier;
 import org.apache.kafka.streams.processor.api.Record;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -49,11 +52,17 @@ class KeyStageProcessorTests {
 	/** The tasks' commits, wall clock and punctuations. */
 	private final TaskCommits commits = new TaskCommits();
 
+	/** What the bindings store held for {@code ann} each time the bell rang. */
+	private final List<@Nullable KeyClaim> heardAtRing = new ArrayList<>();
+
+	private final RulingBell bell = new RulingBell();
+
 	KeyStageProcessorTests() {
 		ValueGuardProperties properties = TestProperties.of(Map.of());
+		this.bell.listen(() -> this.heardAtRing.add(this.claims.get("ann")));
 		this.supplier = KeyStageProcessor.supplier(
 				new ClaimValidator(properties.limits(), ClaimFormat.of(properties.claims())), KeyStageEvents.NONE,
-				properties.store(), properties.policy(), Retention.OFF, 6, null);
+				this.bell, properties.store(), properties.policy(), Retention.OFF, 6, null);
 	}
 
 	@BeforeEach
@@ -88,6 +97,32 @@ class KeyStageProcessorTests {
 		evict(processor, "ann", 1_000);
 
 		verify(context, never()).commit();
+	}
+
+	@Test
+	void shouldRingTheBellOnceVerdictsChangedAKeyNotForStaleOnes() {
+		Processor<Object, Object, Object, Object> processor = started(context(0));
+		this.claims.put("bob", new KeyClaim("desk-bob", 20, true));
+		evict(processor, "bob", 1_000);
+		assertThat(this.heardAtRing).isEmpty();
+
+		evict(processor, "ann", 1_010);
+
+		// rung once the eviction is in the store, where a caller waiting for the ruling looks
+		assertThat(this.heardAtRing).singleElement().extracting(KeyClaim::bound).isEqualTo(false);
+	}
+
+	@Test
+	void shouldRingTheBellForAWaitedForReleaseButNotForAClaimAwaitingTheValueStage() {
+		Processor<Object, Object, Object, Object> processor = started(context(0));
+		claim(processor, "eve", true, 2_000);
+		release(processor, "ann", false, 2_010);
+		assertThat(this.heardAtRing).isEmpty();
+		this.claims.put("ann", new KeyClaim("desk-ann", 10, true));
+
+		release(processor, "ann", true, 2_020);
+
+		assertThat(this.heardAtRing).singleElement().extracting(KeyClaim::value).isNull();
 	}
 
 	@Test
@@ -154,7 +189,7 @@ class KeyStageProcessorTests {
 			.of(Map.of("valueguard.streams.prompt-commit-interval", "20ms"));
 		ProcessorSupplier<Object, Object, Object, Object> supplier = KeyStageProcessor.supplier(
 				new ClaimValidator(properties.limits(), ClaimFormat.of(properties.claims())), KeyStageEvents.NONE,
-				properties.store(), properties.policy(), Retention.OFF, 6,
+				this.bell, properties.store(), properties.policy(), Retention.OFF, 6,
 				properties.streams().promptCommitInterval());
 		ProcessorContext<Object, Object> context = context(0);
 		Processor<Object, Object, Object, Object> processor = supplier.get();
@@ -179,6 +214,17 @@ class KeyStageProcessorTests {
 		}
 		processor.process(new Record<>(key.getBytes(StandardCharsets.UTF_8),
 				("desk-" + key).getBytes(StandardCharsets.UTF_8), now, headers));
+	}
+
+	/** Processes a tombstone of {@code key} from the claims topic, with the waiting header or without. */
+	private void release(Processor<Object, Object, Object, Object> processor, String key, boolean waitedFor,
+			long now) {
+		this.commits.at(now);
+		RecordHeaders headers = new RecordHeaders();
+		if (waitedFor) {
+			headers.add(ClaimHeaders.WAITING, "true".getBytes(StandardCharsets.UTF_8));
+		}
+		processor.process(new Record<>(key.getBytes(StandardCharsets.UTF_8), null, now, headers));
 	}
 
 	private Processor<Object, Object, Object, Object> started(ProcessorContext<Object, Object> context) {

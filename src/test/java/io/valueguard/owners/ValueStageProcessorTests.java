@@ -1,6 +1,7 @@
 package io.valueguard.owners;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -9,6 +10,7 @@ import io.valueguard.config.ClaimPolicy;
 import io.valueguard.config.ValueGuardProperties;
 import io.valueguard.messages.CommandBatch;
 import io.valueguard.messages.OwnerCommand;
+import io.valueguard.messages.RulingBell;
 import io.valueguard.messages.VerdictBatch;
 import io.valueguard.store.Outbox;
 import io.valueguard.store.Retention;
@@ -21,6 +23,7 @@ import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -46,6 +49,27 @@ class ValueStageProcessorTests {
 
 	/** The task's commits, wall clock and punctuations. */
 	private final TaskCommits commits = new TaskCommits();
+
+	/** What the owners store held for each value when the bell rang. */
+	private final List<@Nullable Owner> heardAtRing = new ArrayList<>();
+
+	private final RulingBell bell = new RulingBell();
+
+	ValueStageProcessorTests() {
+		this.bell.listen(() -> this.heardAtRing.add(this.owners.get("desk-1")));
+	}
+
+	@Test
+	void shouldRingTheBellOnceItHasRuledOnACommandSomeoneWaitsFor() {
+		Processor<String, CommandBatch, String, VerdictBatch> processor = started(context(), ClaimPolicy.LATEST_WINS);
+		claim(processor, "ann", "desk-1", false, 2_000);
+		assertThat(this.heardAtRing).isEmpty();
+
+		claim(processor, "bob", "desk-1", true, 2_010);
+
+		// rung after the ruling is in the store, where the waiting caller looks
+		assertThat(this.heardAtRing).singleElement().extracting(Owner::key).isEqualTo("bob");
+	}
 
 	@Test
 	void shouldAskAgainForAWaitedForRulingOnceTheThrottleAllows() {
@@ -93,7 +117,7 @@ class ValueStageProcessorTests {
 			ClaimPolicy policy) {
 		ValueGuardProperties properties = TestProperties.of(Map.of());
 		Processor<String, CommandBatch, String, VerdictBatch> processor = ValueStageProcessor
-			.supplier(ValueStageEvents.NONE, properties.store(), policy, Retention.OFF, null)
+			.supplier(ValueStageEvents.NONE, this.bell, properties.store(), policy, Retention.OFF, null)
 			.get();
 		processor.init(context);
 		return processor;

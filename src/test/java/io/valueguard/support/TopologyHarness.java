@@ -19,6 +19,7 @@ import io.valueguard.config.ValueGuardProperties;
 import io.valueguard.messages.CommandBatch;
 import io.valueguard.messages.Verdict;
 import io.valueguard.messages.OwnerCommand;
+import io.valueguard.messages.RulingBell;
 import io.valueguard.messages.VerdictBatch;
 import io.valueguard.owners.Erasure;
 import io.valueguard.owners.Owner;
@@ -79,6 +80,9 @@ public final class TopologyHarness implements AutoCloseable {
 
 	private final Topology topology;
 
+	/** The bell both stages ring; a test listens to it. */
+	private final RulingBell bell = new RulingBell();
+
 	public TopologyHarness() {
 		this(TestProperties.defaults(), KeyStageEvents.NONE);
 	}
@@ -88,7 +92,7 @@ public final class TopologyHarness implements AutoCloseable {
 		this.properties = properties;
 		StreamsBuilder builder = new StreamsBuilder();
 		// the function beans themselves, with their outputs written where the binding configuration sends them
-		KStream<?, ?>[] keyOutputs = new KeyStageTopology(properties, events, COMMAND_PARTITIONS)
+		KStream<?, ?>[] keyOutputs = new KeyStageTopology(properties, events, this.bell, COMMAND_PARTITIONS)
 			.apply(builder.stream(properties.topics().claims(), Consumed.with(Serdes.ByteArray(), Serdes.ByteArray())))
 			.apply(builder.stream(properties.evictionFeedbackTopic(),
 					Consumed.with(Serdes.String(), new VerdictBatch.Serde())));
@@ -101,7 +105,7 @@ public final class TopologyHarness implements AutoCloseable {
 					.withStreamPartitioner(CommandBatch.partitioner(COMMAND_PARTITIONS)));
 		((KStream<byte[], byte[]>) keyOutputs[KeyStageTopology.DLQ]).to(properties.topics().dlq(),
 				Produced.with(Serdes.ByteArray(), Serdes.ByteArray()));
-		new ValueStageTopology(properties, io.valueguard.owners.ValueStageEvents.NONE)
+		new ValueStageTopology(properties, io.valueguard.owners.ValueStageEvents.NONE, this.bell)
 			.apply(builder.stream(properties.ownerCommandsTopic(),
 					Consumed.with(Serdes.String(), new CommandBatch.Serde())))
 			.to(properties.evictionFeedbackTopic(), Produced.with(Serdes.String(), new VerdictBatch.Serde())
@@ -132,6 +136,11 @@ public final class TopologyHarness implements AutoCloseable {
 				new CommandBatch.Serde().deserializer());
 		this.verdictBatches = this.driver.createOutputTopic(properties.evictionFeedbackTopic(),
 				new StringDeserializer(), new VerdictBatch.Serde().deserializer());
+	}
+
+	/** The bell both stages ring when they applied what a synchronous write may wait for. */
+	public RulingBell bell() {
+		return this.bell;
 	}
 
 	public Topology topology() {
