@@ -2,6 +2,7 @@ package io.valueguard.claims;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -92,7 +93,8 @@ public class ClaimPublisher {
 
 	/**
 	 * The same, for a caller that waits for the ruling ({@code ?wait=}): the record carries the header
-	 * {@code valueguard.waiting}, so that the key stage commits it at once rather than at its next scheduled commit.
+	 * {@code valueguard.waiting}, so that the key stage commits it at once rather than at its next scheduled commit,
+	 * and it leaves at once, without lingering.
 	 */
 	public Receipt publishWaitedFor(String key, @Nullable String value) {
 		return send(key, value, false, true);
@@ -113,9 +115,15 @@ public class ClaimPublisher {
 		}
 		try {
 			String record = (value != null) ? this.format.write(value) : null;
-			SendResult<String, String> result = ((erase || waitedFor) ? this.template.send(withHeaders(key, record,
-					erase, waitedFor)) : this.template.send(this.topic, key, record))
-				.get(this.sendTimeout.toMillis(), TimeUnit.MILLISECONDS);
+			CompletableFuture<SendResult<String, String>> sending = (erase || waitedFor)
+					? this.template.send(withHeaders(key, record, erase, waitedFor))
+					: this.template.send(this.topic, key, record);
+			if (waitedFor) {
+				// the caller waits for the ruling on its user's clock: out now, not after lingering for company
+				// (linger.ms, which lets concurrent writes that wait for nothing more share a request)
+				this.template.flush();
+			}
+			SendResult<String, String> result = sending.get(this.sendTimeout.toMillis(), TimeUnit.MILLISECONDS);
 			RecordMetadata metadata = result.getRecordMetadata();
 			if (this.failing.compareAndSet(true, false)) {
 				logger.info("Kafka takes writes to " + this.topic + " again");
