@@ -32,8 +32,8 @@ import org.jspecify.annotations.Nullable;
  * The next round starts {@link #POLL} after the last one ended, and no sooner than the last one took: when the
  * instances answer slowly, the rounds slow down with them instead of piling up. When a stage of this instance rings
  * the {@link #wake bell} (it applied something a caller may wait for), the next round starts sooner, though not
- * before {@link #AFTER_BELL} or twice the last round's time: the stages ring as often as they apply such records, and
- * must not keep the loop looking.
+ * before {@link #AFTER_BELL} or four times the last round's time: the stages ring as often as they apply such records,
+ * and must not keep the loop looking (with hundreds of waits a round reads hundreds of keys).
  */
 final class WaitLoop implements AutoCloseable {
 
@@ -186,7 +186,7 @@ final class WaitLoop implements AutoCloseable {
 				problem(ex);
 			}
 			long took = System.nanoTime() - started;
-			if (!pause(Math.max(this.pollNanos, took), Math.max(AFTER_BELL.toNanos(), 2 * took))) {
+			if (!pause(Math.max(this.pollNanos, took), Math.max(AFTER_BELL.toNanos(), 4 * took))) {
 				return;
 			}
 		}

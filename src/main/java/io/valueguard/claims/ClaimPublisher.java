@@ -7,6 +7,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.valueguard.config.ValueGuardProperties;
 import org.apache.commons.logging.Log;
@@ -75,6 +76,9 @@ public class ClaimPublisher {
 
 	private static final byte[] FLAG = "true".getBytes(StandardCharsets.UTF_8);
 
+	/** Writes sent and not yet acknowledged (or failed). */
+	private final AtomicInteger unacknowledged = new AtomicInteger();
+
 	/** Whether the last write failed: failures are logged when they start and end, not once per request. */
 	private final AtomicBoolean failing = new AtomicBoolean();
 
@@ -94,7 +98,7 @@ public class ClaimPublisher {
 	/**
 	 * The same, for a caller that waits for the ruling ({@code ?wait=}): the record carries the header
 	 * {@code valueguard.waiting}, so that the key stage commits it at once rather than at its next scheduled commit,
-	 * and it leaves at once, without lingering.
+	 * and it leaves at once, without lingering, unless other writes await the broker.
 	 */
 	public Receipt publishWaitedFor(String key, @Nullable String value) {
 		return send(key, value, false, true);
@@ -113,14 +117,16 @@ public class ClaimPublisher {
 		if (rejection != null) {
 			throw new InvalidClaimException(rejection);
 		}
+		int othersUnacknowledged = this.unacknowledged.getAndIncrement();
 		try {
 			String record = (value != null) ? this.format.write(value) : null;
 			CompletableFuture<SendResult<String, String>> sending = (erase || waitedFor)
 					? this.template.send(withHeaders(key, record, erase, waitedFor))
 					: this.template.send(this.topic, key, record);
-			if (waitedFor) {
-				// the caller waits for the ruling on its user's clock: out now, not after lingering for company
-				// (linger.ms, which lets concurrent writes that wait for nothing more share a request)
+			if (waitedFor && othersUnacknowledged == 0) {
+				// the caller waits for the ruling on its user's clock, and no other write awaits the broker that it
+				// could share a request with: out now, not after lingering for company (linger.ms); under load the
+				// lingering stays, since flushing every record would cost the broker a request each
 				this.template.flush();
 			}
 			SendResult<String, String> result = sending.get(this.sendTimeout.toMillis(), TimeUnit.MILLISECONDS);
@@ -145,6 +151,9 @@ public class ClaimPublisher {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 			throw new PublishFailedException("Interrupted while waiting for Kafka", ex);
+		}
+		finally {
+			this.unacknowledged.decrementAndGet();
 		}
 	}
 

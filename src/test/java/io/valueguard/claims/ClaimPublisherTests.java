@@ -1,6 +1,7 @@
 package io.valueguard.claims;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import io.valueguard.support.TestProperties;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -15,6 +16,7 @@ import org.springframework.kafka.support.SendResult;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
 import static org.mockito.BDDMockito.given;
 import static org.mockito.BDDMockito.then;
 import static org.mockito.Mockito.mock;
@@ -62,6 +64,26 @@ class ClaimPublisherTests {
 		assertThat(sent.getValue().headers().lastHeader(ClaimHeaders.WAITING)).isNotNull();
 		assertThat(sent.getValue().headers().lastHeader(ClaimHeaders.ERASE)).isNull();
 		// it leaves now rather than after the producer's linger
+		then(this.template).should().flush();
+	}
+
+	@Test
+	void shouldLetAWaitedForClaimShareARequestWhileAnotherWriteAwaitsTheBroker() throws Exception {
+		RecordMetadata metadata = new RecordMetadata(new TopicPartition("valueguard.claims", 0), 3, 0, 77, 5, 5);
+		CompletableFuture<SendResult<String, String>> bobsAcknowledgement = new CompletableFuture<>();
+		given(this.template.send("valueguard.claims", "bob", "desk")).willReturn(bobsAcknowledgement);
+		acknowledgeRecords(metadata);
+		CompletableFuture<ClaimPublisher.Receipt> bob = CompletableFuture
+			.supplyAsync(() -> this.publisher.publish("bob", "desk"));
+		await().untilAsserted(() -> then(this.template).should().send("valueguard.claims", "bob", "desk"));
+
+		this.publisher.publishWaitedFor("alice", "phone");
+
+		// under load the producer's lingering batches concurrent writes, the waited-for ones too
+		then(this.template).should(never()).flush();
+		bobsAcknowledgement.complete(new SendResult<>(new ProducerRecord<>("valueguard.claims", "bob", "desk"), metadata));
+		assertThat(bob.get(10, TimeUnit.SECONDS).offset()).isEqualTo(3);
+		this.publisher.publishWaitedFor("carol", "phone");
 		then(this.template).should().flush();
 	}
 
