@@ -207,24 +207,23 @@ class KeyStageProcessorTests {
 
 	/** Processes a raw claims record of {@code key}, with the waiting header or without. */
 	private void claim(Processor<Object, Object, Object, Object> processor, String key, boolean waitedFor, long now) {
-		this.commits.at(now);
-		RecordHeaders headers = new RecordHeaders();
-		if (waitedFor) {
-			headers.add(ClaimHeaders.WAITING, "true".getBytes(StandardCharsets.UTF_8));
-		}
-		processor.process(new Record<>(key.getBytes(StandardCharsets.UTF_8),
-				("desk-" + key).getBytes(StandardCharsets.UTF_8), now, headers));
+		claimsRecord(processor, key, ("desk-" + key).getBytes(StandardCharsets.UTF_8), waitedFor, now);
 	}
 
 	/** Processes a tombstone of {@code key} from the claims topic, with the waiting header or without. */
 	private void release(Processor<Object, Object, Object, Object> processor, String key, boolean waitedFor,
 			long now) {
+		claimsRecord(processor, key, null, waitedFor, now);
+	}
+
+	private void claimsRecord(Processor<Object, Object, Object, Object> processor, String key, byte @Nullable [] value,
+			boolean waitedFor, long now) {
 		this.commits.at(now);
 		RecordHeaders headers = new RecordHeaders();
 		if (waitedFor) {
 			headers.add(ClaimHeaders.WAITING, "true".getBytes(StandardCharsets.UTF_8));
 		}
-		processor.process(new Record<>(key.getBytes(StandardCharsets.UTF_8), null, now, headers));
+		processor.process(new Record<>(key.getBytes(StandardCharsets.UTF_8), value, now, headers));
 	}
 
 	private Processor<Object, Object, Object, Object> started(ProcessorContext<Object, Object> context) {
