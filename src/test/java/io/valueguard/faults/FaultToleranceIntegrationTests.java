@@ -27,8 +27,8 @@ import static org.awaitility.Awaitility.await;
  * broker killed and restarted, frozen for 20 s, or gone for a whole minute. Afterwards every instance must answer
  * for every key and value exactly what the reference model computes from the claims topic as written, the bindings
  * topic must agree, no eviction may have been written twice, no answer may have been a 500 and no streams client
- * may ever have reached ERROR. It prints, for each fault, how long strict lookups failed and how long until every
- * instance was ready again.
+ * may ever have reached ERROR, but by a fence from its group that it recovered from ({@link ClientErrors}). It
+ * prints, for each fault, how long strict lookups failed and how long until every instance was ready again.
  * <p>
  * Size: {@code -Dvalueguard.faults.claims} (default 35,000) and {@code -Dvalueguard.faults.count} (default 5: every kind
  * of fault once but the wiped restart, see {@link Fault});

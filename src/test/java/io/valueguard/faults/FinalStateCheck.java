@@ -23,16 +23,13 @@ import static org.awaitility.Awaitility.await;
  * What must hold after any run of faults, checked against the reference model computed from the claims topic as
  * written: every instance answers for every key and value as the model says (listings and one lookup per key and
  * value), the bindings topic read with read_committed agrees, no eviction was written twice, no answer was a 500,
- * and no streams client ever reached ERROR.
+ * and no streams client ever reached ERROR but by a fence it recovered from ({@link ClientErrors}).
  */
 final class FinalStateCheck {
 
 	private static final JsonMapper JSON = JsonMapper.builder().build();
 
 	private static final Duration PATIENCE = Duration.ofMinutes(4);
-
-	/** How many lines that explain it are shown before each line that says a client reached ERROR. */
-	private static final int FAILURE_CONTEXT = 12;
 
 	private final String bootstrapServers;
 
@@ -94,42 +91,15 @@ final class FinalStateCheck {
 			.as("answers of 500 (%s)", this.reproduce)
 			.isEmpty();
 		for (InstanceProcess instance : this.instances) {
-			assertThat(clientFailures(instance.log()))
+			ClientErrors errors = ClientErrors.in(instance.log());
+			errors.fences()
+				.forEach((line) -> System.out.println("A streams client of " + instance.name()
+						+ " was fenced from its group and restarted in place (KAFKA-20985): " + line));
+			assertThat(errors.failures())
 				.as("a streams client of %s reached ERROR (%s; whole log in %s)", instance.name(), this.reproduce,
 						instance.logFile().toAbsolutePath())
 				.isEmpty();
 		}
-	}
-
-	/**
-	 * The lines that say a streams client reached ERROR, each with the errors and ValueGuard's lines before it (why its
-	 * threads died): an assertion on the whole log would print only its tail, which a CI log cuts.
-	 */
-	static List<String> clientFailures(String log) {
-		List<String> lines = log.lines().toList();
-		List<String> failures = new ArrayList<>();
-		for (int i = 0; i < lines.size(); i++) {
-			if (lines.get(i).contains("to ERROR") || lines.get(i).contains("failed (ERROR)")) {
-				List<String> context = new ArrayList<>();
-				for (int j = i - 1; j >= 0 && context.size() < FAILURE_CONTEXT; j--) {
-					if (explains(lines.get(j))) {
-						context.add(0, abbreviate(lines.get(j)));
-					}
-				}
-				context.add(abbreviate(lines.get(i)));
-				failures.add(String.join("\n", context));
-			}
-		}
-		return failures;
-	}
-
-	/** Errors, ValueGuard's own lines (thread deaths, restarts) and the causes of stack traces; not client chatter. */
-	private static boolean explains(String line) {
-		return line.contains(" ERROR ") || line.contains(" i.valueguard.") || line.startsWith("Caused by:");
-	}
-
-	private static String abbreviate(String line) {
-		return (line.length() > 600) ? line.substring(0, 600) + " ..." : line;
 	}
 
 	/** The whole store, read page by page through the instance's listing. */
