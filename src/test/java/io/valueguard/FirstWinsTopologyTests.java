@@ -1,10 +1,14 @@
 package io.valueguard;
 
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 import io.valueguard.claims.KeyStageEvents;
+import io.valueguard.config.ClaimPolicy;
 import io.valueguard.config.StoreType;
+import io.valueguard.messages.CommandBatch;
+import io.valueguard.messages.OwnerCommand;
 import io.valueguard.messages.Verdict;
 import io.valueguard.support.TestProperties;
 import io.valueguard.support.TopologyHarness;
@@ -46,6 +50,23 @@ class FirstWinsTopologyTests {
 		assertThat(this.harness.keyClaim("alice").pending()).isFalse();
 		assertThat(this.harness.heldValues()).containsExactly(Map.entry("alice@example.com", "alice"));
 		assertThat(this.harness.evictionEvents()).isEmpty();
+	}
+
+	/**
+	 * While a rolling restart switches to latest-wins, a key stage that already runs it sends claims it has bound at
+	 * once: this value stage rules them by latest-wins, as their batch says, and a greater one takes the value.
+	 */
+	@Test
+	void shouldRuleAClaimByTheRuleItsBatchNames() {
+		this.harness.claim("alice", "seat-1", 100).bindingRecords();
+
+		this.harness.commands(new CommandBatch(0, List.of(new CommandBatch.Entry("seat-1",
+				OwnerCommand.claim("bob", 200, 0)))), ClaimPolicy.LATEST_WINS, 200);
+
+		assertThat(this.harness.heldValues()).containsExactly(Map.entry("seat-1", "bob"));
+		assertThat(this.harness.evictionEvents()).extracting((event) -> event.key(), (event) -> event.reason())
+			.containsExactly(tuple("alice", Verdict.Reason.SUPERSEDED));
+		assertThat(this.harness.boundValues()).isEmpty();
 	}
 
 	@Test

@@ -30,7 +30,7 @@ class PackageLayeringTests {
 			Map.entry("codec", Set.of()),
 			Map.entry("config", Set.of()),
 			Map.entry("store", Set.of()),
-			Map.entry("messages", Set.of("codec")),
+			Map.entry("messages", Set.of("codec", "config")),
 			Map.entry("claims", Set.of("codec", "config", "store", "messages")),
 			Map.entry("owners", Set.of("codec", "config", "store", "messages")),
 			Map.entry("kafka", Set.of("config")),

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.valueguard.claims.EvictionEvent;
+import io.valueguard.config.ClaimPolicy;
 import io.valueguard.config.StoreType;
 import io.valueguard.messages.CommandBatch;
 import io.valueguard.messages.Verdict;
@@ -266,6 +267,16 @@ class ValueGuardTopologyTests {
 
 		assertThat(this.harness.boundValues()).containsExactly(Map.entry("bob", "seat-1"));
 		assertThat(this.harness.evictionEvents()).extracting(EvictionEvent::key).containsExactly("alice");
+	}
+
+	/** Every batch names the key stage's rule, by which the value stage rules its claims during a policy switch. */
+	@Test
+	void shouldNameItsRuleOnEveryCommandBatch() {
+		this.harness.claim("alice", "seat-1", 100).waitedFor("bob", "seat-2", 150);
+
+		assertThat(this.harness.commandRecords()).hasSize(2)
+			.allSatisfy((record) -> assertThat(CommandBatch.ruleOf(record.headers(), ClaimPolicy.FIRST_WINS))
+				.isEqualTo(ClaimPolicy.LATEST_WINS));
 	}
 
 	/** The batch that carries a waited-for claim's command says so, for the value stage to commit its ruling soon. */

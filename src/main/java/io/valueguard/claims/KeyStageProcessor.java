@@ -126,7 +126,7 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 		this.stores.sweep(context, this.retention, claims, this.stage::forgettable, this.events::forgottenBindings);
 		this.outbox = this.stores.outbox(context);
 		this.outbox.connect(context, (partition, entries, timestamp, waitedFor) -> context.forward(
-				new Record<>(null, new CommandBatch(partition, entries), timestamp, CommandBatch.headers(waitedFor)),
+				new Record<>(null, new CommandBatch(partition, entries), timestamp, CommandBatch.headers(waitedFor, this.policy)),
 				TO_OWNER_COMMANDS));
 		this.promptCommits.connect(context, this.outbox);
 	}

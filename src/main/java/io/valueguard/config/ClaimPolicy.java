@@ -2,7 +2,9 @@ package io.valueguard.config;
 
 /**
  * Which claim keeps a value when two keys want it ({@code valueguard.policy}), for a whole deployment: both stages
- * and every instance must agree, so it is not a per-claim choice (docs/design.md, "The rules").
+ * and every instance must agree, so it is not a per-claim choice (docs/design.md, "The rules"). While a rolling
+ * restart switches it anyway, the value stage rules each claim by the rule of the key stage that sent it
+ * (docs/design.md, "Switching policy").
  */
 public enum ClaimPolicy {
 

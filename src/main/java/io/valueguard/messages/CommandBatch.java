@@ -1,5 +1,7 @@
 package io.valueguard.messages;
 
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -7,6 +9,8 @@ import java.util.Set;
 
 import io.valueguard.codec.BinaryCodec;
 import io.valueguard.codec.RecordSerde;
+import io.valueguard.config.ClaimPolicy;
+import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.streams.processor.StreamPartitioner;
@@ -35,17 +39,47 @@ public record CommandBatch(int partition, List<Entry> entries) {
 	 */
 	public static final String WAITED_FOR = "valueguard.waiting";
 
-	/** The headers of a batch: {@link #WAITED_FOR} if someone waits for one of its commands. */
-	public static Headers headers(boolean waitedFor) {
+	/**
+	 * The header that names the rule of the key stage that sent the batch ({@link ClaimPolicy#name()}), by which the
+	 * value stage rules its claims: while a rolling restart switches the policy, the two stages of one claim may run
+	 * different rules, and a first-wins key stage waits for a grant that only the first-wins rule sends (docs/design.md,
+	 * "Switching policy"). A batch without it, or with a name this version does not know, is ruled by the value
+	 * stage's own policy.
+	 */
+	public static final String RULE = "valueguard.rule";
+
+	private static final Map<ClaimPolicy, byte[]> RULE_NAMES = Map.of(ClaimPolicy.LATEST_WINS,
+			ClaimPolicy.LATEST_WINS.name().getBytes(StandardCharsets.US_ASCII), ClaimPolicy.FIRST_WINS,
+			ClaimPolicy.FIRST_WINS.name().getBytes(StandardCharsets.US_ASCII));
+
+	/**
+	 * The headers of a batch: {@link #WAITED_FOR} if someone waits for one of its commands, and {@link #RULE}.
+	 */
+	public static Headers headers(boolean waitedFor, ClaimPolicy rule) {
 		RecordHeaders headers = new RecordHeaders();
 		if (waitedFor) {
 			headers.add(WAITED_FOR, new byte[0]);
 		}
+		headers.add(RULE, RULE_NAMES.get(rule));
 		return headers;
 	}
 
 	public static boolean isWaitedFor(Headers headers) {
 		return headers.lastHeader(WAITED_FOR) != null;
+	}
+
+	/** The rule the batch's key stage applies, or {@code otherwise} when the batch does not name one this knows. */
+	public static ClaimPolicy ruleOf(Headers headers, ClaimPolicy otherwise) {
+		Header rule = headers.lastHeader(RULE);
+		if (rule == null || rule.value() == null) {
+			return otherwise;
+		}
+		for (Map.Entry<ClaimPolicy, byte[]> known : RULE_NAMES.entrySet()) {
+			if (Arrays.equals(known.getValue(), rule.value())) {
+				return known.getKey();
+			}
+		}
+		return otherwise;
 	}
 
 	/** An upper bound of an entry's encoded size, cheap enough to count every entry with. */

@@ -12,7 +12,9 @@ import org.jspecify.annotations.Nullable;
  * Arbitration per value. Under latest-wins it keeps top(v), the greatest claim of each value over the whole history,
  * and tells every other claimant that it lost. Under first-wins it keeps the claim that holds the value, grants a
  * claim of a free value and refuses every other key's claim while the value is held, in the order its commands
- * arrive. Pure logic over a {@link StateTable}; the stream processor and the randomized tests both drive it.
+ * arrive. A claim is ruled by the rule of the key stage that sent it, which is this stage's own but while a rolling
+ * restart switches the policy. Pure logic over a {@link StateTable}; the stream processor and the randomized tests
+ * both drive it.
  */
 public final class ValueStage {
 
@@ -54,7 +56,7 @@ public final class ValueStage {
 
 	private final Verdicts verdicts;
 
-	private final boolean firstWins;
+	private final ClaimPolicy policy;
 
 	private final Retention retention;
 
@@ -73,7 +75,7 @@ public final class ValueStage {
 			Erasures erasures) {
 		this.owners = owners;
 		this.verdicts = verdicts;
-		this.firstWins = policy == ClaimPolicy.FIRST_WINS;
+		this.policy = policy;
 		this.retention = retention;
 		this.erasures = erasures;
 	}
@@ -90,8 +92,18 @@ public final class ValueStage {
 
 	/** @param streamTime the stream time of the value's task, which retention measures a claim's age against */
 	public Outcome apply(String value, OwnerCommand command, long streamTime) {
+		return apply(value, command, streamTime, this.policy);
+	}
+
+	/**
+	 * Applies a command of a key stage that runs {@code rule}, which rules its claims: the key stage awaits the
+	 * verdicts that rule sends (a first-wins claim its grant), whatever this stage's own policy. The two differ only
+	 * while a rolling restart switches the policy; either rule keeps one owner per value in the store.
+	 */
+	public Outcome apply(String value, OwnerCommand command, long streamTime, ClaimPolicy rule) {
 		return switch (command.type()) {
-			case CLAIM -> this.firstWins ? firstClaim(value, command) : claim(value, command, streamTime);
+			case CLAIM -> (rule == ClaimPolicy.FIRST_WINS) ? firstClaim(value, command)
+					: claim(value, command, streamTime);
 			case RELEASE -> release(value, command);
 			case ERASE -> {
 				this.erasures.queue(command.key(), command.timestamp(), command.keyPartition());

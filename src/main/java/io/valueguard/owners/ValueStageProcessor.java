@@ -131,6 +131,7 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 			return;
 		}
 		boolean travelsBack = false;
+		ClaimPolicy rule = CommandBatch.ruleOf(record.headers(), this.policy);
 		for (CommandBatch.Entry entry : record.value().entries()) {
 			// a command in the single-message format names its value in the record key
 			String value = (entry.value() != null) ? entry.value() : record.key();
@@ -138,14 +139,15 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 				skipForeign("key");
 				continue;
 			}
-			ValueStage.Outcome outcome = this.stage.apply(value, entry.command(), this.context.currentStreamTimeMs());
+			ValueStage.Outcome outcome = this.stage.apply(value, entry.command(), this.context.currentStreamTimeMs(),
+					rule);
 			this.events.valueStage(outcome);
 			if (outcome == ValueStage.Outcome.ERASURE_QUEUED) {
 				this.sweep.wake();
 			}
 			// under first-wins the key learns its ruling only from the verdict, which leaves with the commit
 			travelsBack |= outcome == ValueStage.Outcome.REFUSED
-					|| (this.policy == ClaimPolicy.FIRST_WINS && outcome == ValueStage.Outcome.OWNED);
+					|| (rule == ClaimPolicy.FIRST_WINS && outcome == ValueStage.Outcome.OWNED);
 		}
 		boolean waitedFor = CommandBatch.isWaitedFor(record.headers());
 		if (waitedFor) {

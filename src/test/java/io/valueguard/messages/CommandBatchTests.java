@@ -1,9 +1,13 @@
 package io.valueguard.messages;
 
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
+import io.valueguard.config.ClaimPolicy;
+import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.streams.processor.StreamPartitioner;
 import org.junit.jupiter.api.Test;
 
@@ -30,6 +34,28 @@ class CommandBatchTests {
 
 		assertThatIllegalStateException().isThrownBy(() -> partitioner.partitions("commands", null, this.batch, 8))
 			.withMessageContaining("Topic 'commands' has 8 partitions, but ValueGuard started with 6");
+	}
+
+	@Test
+	void shouldNameTheRuleOfTheKeyStageThatSentIt() {
+		for (ClaimPolicy rule : ClaimPolicy.values()) {
+			Headers headers = CommandBatch.headers(false, rule);
+			assertThat(CommandBatch.ruleOf(headers, ClaimPolicy.LATEST_WINS)).isEqualTo(rule);
+			assertThat(CommandBatch.ruleOf(headers, ClaimPolicy.FIRST_WINS)).isEqualTo(rule);
+		}
+	}
+
+	@Test
+	void shouldLeaveTheRuleToTheValueStageWhenTheBatchNamesNoneItKnows() {
+		// a batch of a version before the header, or of a later one with a rule this version does not know
+		Headers unnamed = new RecordHeaders();
+		Headers unknown = new RecordHeaders().add(CommandBatch.RULE, "EARLIEST_WINS".getBytes(StandardCharsets.UTF_8));
+		Headers empty = new RecordHeaders().add(CommandBatch.RULE, null);
+
+		for (Headers headers : List.of(unnamed, unknown, empty)) {
+			assertThat(CommandBatch.ruleOf(headers, ClaimPolicy.FIRST_WINS)).isEqualTo(ClaimPolicy.FIRST_WINS);
+			assertThat(CommandBatch.ruleOf(headers, ClaimPolicy.LATEST_WINS)).isEqualTo(ClaimPolicy.LATEST_WINS);
+		}
 	}
 
 }

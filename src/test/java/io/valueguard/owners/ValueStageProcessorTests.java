@@ -11,6 +11,7 @@ import io.valueguard.config.ValueGuardProperties;
 import io.valueguard.messages.CommandBatch;
 import io.valueguard.messages.OwnerCommand;
 import io.valueguard.messages.RulingBell;
+import io.valueguard.messages.Verdict;
 import io.valueguard.messages.VerdictBatch;
 import io.valueguard.store.Outbox;
 import io.valueguard.store.Retention;
@@ -25,13 +26,19 @@ import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
+import org.mockito.ArgumentCaptor;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.anyBoolean;
+import static org.mockito.ArgumentMatchers.anyInt;
+import static org.mockito.ArgumentMatchers.anyLong;
 import static org.mockito.ArgumentMatchers.anyString;
 import static org.mockito.BDDMockito.given;
 import static org.mockito.BDDMockito.willAnswer;
 import static org.mockito.Mockito.doReturn;
+import static org.mockito.Mockito.atLeast;
 import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.never;
 import static org.mockito.Mockito.times;
@@ -54,6 +61,9 @@ class ValueStageProcessorTests {
 	private final List<@Nullable Owner> heardAtRing = new ArrayList<>();
 
 	private final RulingBell bell = new RulingBell();
+
+	/** The rule the helpers' batches name: the policy the processor was started with, unless a test says otherwise. */
+	private ClaimPolicy rule = ClaimPolicy.LATEST_WINS;
 
 	ValueStageProcessorTests() {
 		this.bell.listen(() -> this.heardAtRing.add(this.owners.get("desk-1")));
@@ -113,9 +123,53 @@ class ValueStageProcessorTests {
 		assertThat(this.commits.punctuations()).isEmpty();
 	}
 
+	@Test
+	void shouldRuleAClaimByTheRuleOfTheKeyStageThatSentIt() {
+		// a rolling restart to first-wins: the key stage runs it, the value stage does not yet
+		ProcessorContext<String, VerdictBatch> context = context();
+		Processor<String, CommandBatch, String, VerdictBatch> processor = started(context, ClaimPolicy.LATEST_WINS);
+		this.rule = ClaimPolicy.FIRST_WINS;
+
+		claim(processor, "ann", "desk-1", false, 2_000);
+		claim(processor, "bob", "desk-1", false, 2_200);
+
+		// the first-wins key stage hears its grant and its refusal; latest-wins would have given bob the desk
+		assertThat(this.owners.get("desk-1")).extracting(Owner::key).isEqualTo("ann");
+		assertThat(verdicts(context)).extracting((entry) -> entry.key(), (entry) -> entry.verdict().reason())
+			.containsExactly(tuple("ann", Verdict.Reason.GRANTED), tuple("bob", Verdict.Reason.REFUSED));
+		// and each ruling leaves at once, as under first-wins: both travel back
+		verify(context, times(2)).commit();
+	}
+
+	@Test
+	void shouldRuleALatestWinsClaimSoEvenWhereFirstWinsRuns() {
+		// a rolling restart to latest-wins: a key stage that runs it already bound the claim and awaits no grant
+		ProcessorContext<String, VerdictBatch> context = context();
+		Processor<String, CommandBatch, String, VerdictBatch> processor = started(context, ClaimPolicy.FIRST_WINS);
+		claim(processor, "ann", "desk-1", false, 2_000);
+		this.rule = ClaimPolicy.LATEST_WINS;
+
+		claim(processor, "bob", "desk-1", false, 2_200);
+
+		assertThat(this.owners.get("desk-1")).extracting(Owner::key).isEqualTo("bob");
+		assertThat(verdicts(context)).extracting((entry) -> entry.key(), (entry) -> entry.verdict().reason())
+			.containsExactly(tuple("ann", Verdict.Reason.GRANTED), tuple("ann", Verdict.Reason.SUPERSEDED));
+	}
+
+	/** The verdicts the processor put in its outbox, in order. */
+	@SuppressWarnings("unchecked")
+	private static List<VerdictBatch.Entry> verdicts(ProcessorContext<String, VerdictBatch> context) {
+		Outbox<VerdictBatch.Entry> outbox = (Outbox<VerdictBatch.Entry>) context
+			.getStateStore(ValueStageProcessor.OUTBOX);
+		ArgumentCaptor<VerdictBatch.Entry> entries = ArgumentCaptor.forClass(VerdictBatch.Entry.class);
+		verify(outbox, atLeast(0)).add(anyInt(), entries.capture(), anyInt(), anyLong(), anyBoolean());
+		return entries.getAllValues();
+	}
+
 	private Processor<String, CommandBatch, String, VerdictBatch> started(ProcessorContext<String, VerdictBatch> context,
 			ClaimPolicy policy) {
 		ValueGuardProperties properties = TestProperties.of(Map.of());
+		this.rule = policy;
 		Processor<String, CommandBatch, String, VerdictBatch> processor = ValueStageProcessor
 			.supplier(ValueStageEvents.NONE, this.bell, properties.store(), policy, Retention.OFF, null)
 			.get();
@@ -128,7 +182,7 @@ class ValueStageProcessorTests {
 			boolean waitedFor, long now) {
 		this.commits.at(now);
 		CommandBatch batch = new CommandBatch(0, List.of(new CommandBatch.Entry(value, OwnerCommand.claim(key, now, 0))));
-		processor.process(new Record<>(null, batch, now, CommandBatch.headers(waitedFor)));
+		processor.process(new Record<>(null, batch, now, CommandBatch.headers(waitedFor, this.rule)));
 	}
 
 	@SuppressWarnings("unchecked")

@@ -24,6 +24,7 @@ import io.valueguard.owners.Owner;
 import io.valueguard.owners.ValueStage;
 import io.valueguard.store.MapTable;
 import io.valueguard.store.Retention;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Both stages wired through simulated partitions: claims and feedback partitioned by key, commands partitioned by
@@ -82,10 +83,32 @@ public final class SimulatedPipeline {
 
 	private int produced;
 
-	private final KeyStage keyStage;
+	/** One key stage per partition, as each task has its own: they share the bindings store, each its own keys. */
+	private final List<KeyStage> keyStages = new ArrayList<>();
+
+	private final KeyStage.Effects keyEffects;
 
 	/** One value stage per partition, as each task has its own: they share the owners store, each its own values. */
 	private final List<ValueStage> valueStages = new ArrayList<>();
+
+	private final ValueStage.Verdicts verdicts;
+
+	/** The policy each key partition's task runs, and each value partition's. */
+	private final ClaimPolicy[] keyRules;
+
+	private final ClaimPolicy[] valueRules;
+
+	/** The policy that a rolling restart during the run switches every task to, or null for none. */
+	private @Nullable ClaimPolicy switchingTo;
+
+	/** The rule of the key stage that sent each command, as its batch's header names it. */
+	private final Map<OwnerCommand, ClaimPolicy> commandRules = new IdentityHashMap<>();
+
+	/** The rule of the key stage now applying a record. */
+	private ClaimPolicy sendingRule;
+
+	/** False to have the value stages rule every claim by their own policy, as before commands named their rule. */
+	private boolean rulesNamed = true;
 
 	/** Per value partition: where its pass over the owners store goes on (after this value), or null for none. */
 	private final List<String> passes = new ArrayList<>();
@@ -119,7 +142,12 @@ public final class SimulatedPipeline {
 		for (int i = 0; i < valuePartitions; i++) {
 			this.commands.add(new ArrayDeque<>());
 		}
-		this.keyStage = new KeyStage(new MapTable<>(this.bindingsStore), new KeyStage.Effects() {
+		this.keyRules = new ClaimPolicy[keyPartitions];
+		this.valueRules = new ClaimPolicy[valuePartitions];
+		Arrays.fill(this.keyRules, policy);
+		Arrays.fill(this.valueRules, policy);
+		this.sendingRule = policy;
+		this.keyEffects = new KeyStage.Effects() {
 
 			@Override
 			public void bound(String key, String value, long timestamp) {
@@ -142,6 +170,7 @@ public final class SimulatedPipeline {
 					int sent = SimulatedPipeline.this.claimsSent.merge(command.key(), 1, Integer::sum);
 					SimulatedPipeline.this.claimIds.put(command, claimId(command.key(), sent));
 				}
+				SimulatedPipeline.this.commandRules.put(command, SimulatedPipeline.this.sendingRule);
 				SimulatedPipeline.this.commands.get(valuePartition(value)).add(Map.entry(value, command));
 			}
 
@@ -151,7 +180,10 @@ public final class SimulatedPipeline {
 				return SimulatedPipeline.this.commands.size();
 			}
 
-		}, policy, retention);
+		};
+		for (int p = 0; p < keyPartitions; p++) {
+			this.keyStages.add(new KeyStage(new MapTable<>(this.bindingsStore), this.keyEffects, policy, retention));
+		}
 		ValueStage.Verdicts verdicts = (key, verdict) -> {
 			if (verdict.keyPartition() != this.keyPartitions.get(key)) {
 				throw new AssertionError("Verdict of " + key + " routed to partition " + verdict.keyPartition()
@@ -163,12 +195,29 @@ public final class SimulatedPipeline {
 			}
 			this.feedback.get(verdict.keyPartition()).add(Map.entry(key, verdict));
 		};
+		this.verdicts = verdicts;
 		for (int q = 0; q < valuePartitions; q++) {
 			this.valueStages.add(new ValueStage(new MapTable<>(this.ownersStore), verdicts, policy, retention,
 					new Erasures(new MapTable<>(), verdicts, policy)));
 			this.passes.add(null);
 			this.passing.add(false);
 		}
+	}
+
+	/**
+	 * A rolling restart to {@code next} during the run: each key and value partition's task moves, at a random moment
+	 * between deliveries, to an instance that runs it, with its store; commands already sent keep the rule of the key
+	 * stage that sent them. The run ends once every task runs {@code next}.
+	 */
+	public SimulatedPipeline switchingTo(ClaimPolicy next) {
+		this.switchingTo = next;
+		return this;
+	}
+
+	/** The value stages rule every claim by their own policy, as before each batch named the rule of its sender. */
+	public SimulatedPipeline ignoringCommandRules() {
+		this.rulesNamed = false;
+		return this;
 	}
 
 	/** Appends records to the claims partitions; each key goes to a random partition, as any partitioner may. */
@@ -194,17 +243,19 @@ public final class SimulatedPipeline {
 				whenNotEmpty(this.claims.get(p), ready, (indexed) -> {
 					InputRecord record = indexed.record();
 					long streamTime = advance(this.keyStreamTimes, partition, record.timestamp());
+					this.sendingRule = this.keyRules[partition];
+					KeyStage keyStage = this.keyStages.get(partition);
 					KeyStage.Outcome outcome = record.erase()
-							? this.keyStage.erase(record.key(), record.timestamp(), partition)
-							: this.keyStage.apply(record.key(), record.value(), record.timestamp(), partition,
-									streamTime);
+							? keyStage.erase(record.key(), record.timestamp(), partition)
+							: keyStage.apply(record.key(), record.value(), record.timestamp(), partition, streamTime);
 					if (outcome == KeyStage.Outcome.TOO_OLD) {
 						this.refusedRecords.add(indexed.position());
 					}
 				});
 				whenNotEmpty(this.feedback.get(p), ready, (entry) -> {
 					advance(this.keyStreamTimes, partition, entry.getValue().decidedAt());
-					this.keyStage.verdict(entry.getKey(), entry.getValue(), ++this.clock);
+					this.sendingRule = this.keyRules[partition];
+					this.keyStages.get(partition).verdict(entry.getKey(), entry.getValue(), ++this.clock);
 				});
 				if (this.retention.enabled()) {
 					ready.add(() -> sweepKeys(partition));
@@ -216,7 +267,10 @@ public final class SimulatedPipeline {
 					this.arbitrated.add(entry);
 					this.arbitrating = this.claimIds.get(entry.getValue());
 					long streamTime = advance(this.valueStreamTimes, partition, entry.getValue().timestamp());
-					this.valueStages.get(partition).apply(entry.getKey(), entry.getValue(), streamTime);
+					ClaimPolicy rule = this.rulesNamed
+							? this.commandRules.getOrDefault(entry.getValue(), this.valueRules[partition])
+							: this.valueRules[partition];
+					this.valueStages.get(partition).apply(entry.getKey(), entry.getValue(), streamTime, rule);
 				});
 				if (this.passing.get(q) || this.valueStages.get(q).erasures().pending()) {
 					ready.add(() -> passSlice(partition));
@@ -225,13 +279,43 @@ public final class SimulatedPipeline {
 					ready.add(() -> sweepValues(partition));
 				}
 			}
+			addSwitches(ready);
 			if (ready.size() == sweeps()) {
 				// only sweeps left: the input is all processed
 				return this;
 			}
 			ready.get(this.random.nextInt(ready.size())).run();
-			if (this.policy == ClaimPolicy.FIRST_WINS) {
+			if (this.policy == ClaimPolicy.FIRST_WINS && this.switchingTo == null) {
 				assertNoValueHeldTwice();
+			}
+		}
+	}
+
+	/** Moves, when chosen, a task that does not run the policy switched to yet to an instance that does. */
+	private void addSwitches(List<Runnable> ready) {
+		ClaimPolicy next = this.switchingTo;
+		if (next == null) {
+			return;
+		}
+		for (int p = 0; p < this.keyRules.length; p++) {
+			int partition = p;
+			if (this.keyRules[p] != next) {
+				ready.add(() -> {
+					this.keyRules[partition] = next;
+					this.keyStages.set(partition,
+							new KeyStage(new MapTable<>(this.bindingsStore), this.keyEffects, next, this.retention));
+				});
+			}
+		}
+		for (int q = 0; q < this.valueRules.length; q++) {
+			int partition = q;
+			if (this.valueRules[q] != next) {
+				ready.add(() -> {
+					this.valueRules[partition] = next;
+					// the histories switched here hold no erasures: the task's erasures in progress start empty
+					this.valueStages.set(partition, new ValueStage(new MapTable<>(this.ownersStore), this.verdicts,
+							next, this.retention, new Erasures(new MapTable<>(), this.verdicts, next)));
+				});
 			}
 		}
 	}
@@ -285,7 +369,7 @@ public final class SimulatedPipeline {
 	private void sweepKeys(int partition) {
 		this.bindingsStore.entrySet()
 			.removeIf((entry) -> this.keyPartitions.get(entry.getKey()) == partition
-					&& this.keyStage.forgettable(entry.getValue(), this.keyStreamTimes[partition]));
+					&& this.keyStages.get(partition).forgettable(entry.getValue(), this.keyStreamTimes[partition]));
 	}
 
 	private void sweepValues(int partition) {

@@ -15,6 +15,7 @@ import io.valueguard.claims.KeyClaim;
 import io.valueguard.claims.KeyStageEvents;
 import io.valueguard.claims.ClaimHeaders;
 import io.valueguard.claims.KeyStageTopology;
+import io.valueguard.config.ClaimPolicy;
 import io.valueguard.config.ValueGuardProperties;
 import io.valueguard.messages.CommandBatch;
 import io.valueguard.messages.Verdict;
@@ -207,6 +208,13 @@ public final class TopologyHarness implements AutoCloseable {
 	/** Writes one batch of commands to the owner-commands topic, as the key stage's outbox does at a commit. */
 	public TopologyHarness commands(CommandBatch batch) {
 		this.commandBatchInput.pipeInput(null, batch);
+		return this;
+	}
+
+	/** The same, from a key stage that runs {@code rule}, as the batch's header says. */
+	public TopologyHarness commands(CommandBatch batch, ClaimPolicy rule, long timestamp) {
+		this.commandBatchInput.pipeInput(new TestRecord<>(null, batch, CommandBatch.headers(false, rule),
+				Instant.ofEpochMilli(timestamp)));
 		return this;
 	}
 
