@@ -125,8 +125,8 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 		this.stage = new KeyStage(claims, new Effects(), this.policy, this.retention);
 		this.stores.sweep(context, this.retention, claims, this.stage::forgettable, this.events::forgottenBindings);
 		this.outbox = this.stores.outbox(context);
-		this.outbox.connect(context, (partition, entries, timestamp, waitedFor) -> context.forward(
-				new Record<>(null, new CommandBatch(partition, entries), timestamp, CommandBatch.headers(waitedFor, this.policy)),
+		this.outbox.connect(context, (partition, entries, timestamp, waitedFor) -> context.forward(new Record<>(null,
+				new CommandBatch(partition, entries), timestamp, CommandBatch.headers(waitedFor, this.policy)),
 				TO_OWNER_COMMANDS));
 		this.promptCommits.connect(context, this.outbox);
 	}

@@ -52,9 +52,7 @@ public record CommandBatch(int partition, List<Entry> entries) {
 			ClaimPolicy.LATEST_WINS.name().getBytes(StandardCharsets.US_ASCII), ClaimPolicy.FIRST_WINS,
 			ClaimPolicy.FIRST_WINS.name().getBytes(StandardCharsets.US_ASCII));
 
-	/**
-	 * The headers of a batch: {@link #WAITED_FOR} if someone waits for one of its commands, and {@link #RULE}.
-	 */
+	/** The headers of a batch: {@link #WAITED_FOR} if someone waits for one of its commands, and {@link #RULE}. */
 	public static Headers headers(boolean waitedFor, ClaimPolicy rule) {
 		RecordHeaders headers = new RecordHeaders();
 		if (waitedFor) {

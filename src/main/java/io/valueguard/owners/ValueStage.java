@@ -12,9 +12,9 @@ import org.jspecify.annotations.Nullable;
  * Arbitration per value. Under latest-wins it keeps top(v), the greatest claim of each value over the whole history,
  * and tells every other claimant that it lost. Under first-wins it keeps the claim that holds the value, grants a
  * claim of a free value and refuses every other key's claim while the value is held, in the order its commands
- * arrive. A claim is ruled by the rule of the key stage that sent it, which is this stage's own but while a rolling
- * restart switches the policy. Pure logic over a {@link StateTable}; the stream processor and the randomized tests
- * both drive it.
+ * arrive. A claim is ruled by the rule of the key stage that sent it: this stage's own policy, except while a rolling
+ * restart switches it. Pure logic over a {@link StateTable}; the stream processor and the randomized tests both drive
+ * it.
  */
 public final class ValueStage {
 
