@@ -12,6 +12,7 @@ import io.valueguard.claims.ClaimRejection;
 import io.valueguard.claims.EvictionEvent;
 import io.valueguard.claims.KeyStage;
 import io.valueguard.claims.KeyStageEvents;
+import io.valueguard.config.ClaimPolicy;
 import io.valueguard.messages.Verdict;
 import io.valueguard.owners.ValueStage;
 import io.valueguard.owners.ValueStageEvents;
@@ -34,6 +35,8 @@ public class PipelineMetrics implements KeyStageEvents, ValueStageEvents {
 	private final Map<Verdict.Reason, Counter> evictions = new EnumMap<>(Verdict.Reason.class);
 
 	private final Timer evictionLatency;
+
+	private final Map<ClaimPolicy, Counter> foreignRules = new EnumMap<>(ClaimPolicy.class);
 
 	private final Counter forgottenBindings;
 
@@ -66,6 +69,13 @@ public class PipelineMetrics implements KeyStageEvents, ValueStageEvents {
 				.description("Claims that lost their value: superseded by a later claim, late claims that lost, "
 						+ "or claims refused under first-wins")
 				.tag("reason", tag(reason))
+				.register(registry));
+		}
+		for (ClaimPolicy rule : ClaimPolicy.values()) {
+			this.foreignRules.put(rule, Counter.builder("valueguard.value.stage.foreign.rule.batches")
+				.description("Command batches from a key stage that runs another valueguard.policy than this "
+						+ "instance's value stage, by the key stage's rule: instances run different policies")
+				.tag("rule", tag(rule))
 				.register(registry));
 		}
 		this.forgottenBindings = forgotten(registry, "bindings");
@@ -110,6 +120,11 @@ public class PipelineMetrics implements KeyStageEvents, ValueStageEvents {
 	@Override
 	public void forgottenBindings(int entries) {
 		this.forgottenBindings.increment(entries);
+	}
+
+	@Override
+	public void foreignRule(ClaimPolicy rule) {
+		this.foreignRules.get(rule).increment();
 	}
 
 	@Override

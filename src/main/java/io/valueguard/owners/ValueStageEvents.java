@@ -1,5 +1,7 @@
 package io.valueguard.owners;
 
+import io.valueguard.config.ClaimPolicy;
+
 /**
  * What the value stage reports as it goes: the hook that metrics hang on. The stage calls it on its stream threads,
  * once per command, so implementations must be cheap and thread-safe.
@@ -11,6 +13,13 @@ public interface ValueStageEvents {
 	};
 
 	default void valueStage(ValueStage.Outcome outcome) {
+	}
+
+	/**
+	 * A command batch came from a key stage that runs {@code rule}, not this stage's policy: instances run different
+	 * policies, as while a rolling restart switches it (docs/design.md, "Switching policy"). Once per batch.
+	 */
+	default void foreignRule(ClaimPolicy rule) {
 	}
 
 	/** Retention forgot {@code entries} entries of the owners store. */

@@ -18,6 +18,8 @@ import io.valueguard.store.StageStores;
 import io.valueguard.store.StoreTable;
 import io.valueguard.store.Sweep;
 import io.valueguard.store.WriteBehindTable;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -68,6 +70,8 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 		};
 	}
 
+	private static final Log logger = LogFactory.getLog(ValueStageProcessor.class);
+
 	private final StageStores<Owner, VerdictBatch.Entry> stores;
 
 	private final ValueStageEvents events;
@@ -86,6 +90,9 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 
 	/** Erasures are carried out by passes over the owners store; without retention they run only while one waits. */
 	private @Nullable Sweep<Owner> sweep;
+
+	/** Whether this task said that a key stage runs another policy: the counter goes on, the log says it once. */
+	private boolean warnedForeignRule;
 
 	private ValueStageProcessor(StageStores<Owner, VerdictBatch.Entry> stores, ValueStageEvents events,
 			RulingBell bell, ClaimPolicy policy, Retention retention, PromptCommits promptCommits) {
@@ -132,6 +139,9 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 		}
 		boolean travelsBack = false;
 		ClaimPolicy rule = CommandBatch.ruleOf(record.headers(), this.policy);
+		if (rule != this.policy) {
+			foreignRule(rule);
+		}
 		for (CommandBatch.Entry entry : record.value().entries()) {
 			// a command in the single-message format names its value in the record key
 			String value = (entry.value() != null) ? entry.value() : record.key();
@@ -160,6 +170,19 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 		}
 		else if (travelsBack) {
 			this.promptCommits.askNow();
+		}
+	}
+
+	/** Counts a batch of a key stage that runs another policy, and says so once per task. */
+	private void foreignRule(ClaimPolicy rule) {
+		this.events.foreignRule(rule);
+		if (!this.warnedForeignRule) {
+			this.warnedForeignRule = true;
+			logger.warn("Claims from a key stage that runs " + rule + " reach this value stage, which runs "
+					+ this.policy + " (task " + this.context.taskId() + "): instances run different "
+					+ "valueguard.policy, as while a rolling restart switches it. Each claim is ruled by its key "
+					+ "stage's rule, but a switch this way can leave values held by keys that are not bound: stop "
+					+ "every instance, then start them all with one policy (docs/design.md, \"Switching policy\")");
 		}
 	}
 

@@ -62,6 +62,18 @@ class ValueStageProcessorTests {
 
 	private final RulingBell bell = new RulingBell();
 
+	/** The rules of the key stages of batches that named another rule than the processor's policy, one per batch. */
+	private final List<ClaimPolicy> foreignRules = new ArrayList<>();
+
+	private final ValueStageEvents events = new ValueStageEvents() {
+
+		@Override
+		public void foreignRule(ClaimPolicy rule) {
+			ValueStageProcessorTests.this.foreignRules.add(rule);
+		}
+
+	};
+
 	/** The rule the helpers' batches name: the policy the processor was started with, unless a test says otherwise. */
 	private ClaimPolicy rule = ClaimPolicy.LATEST_WINS;
 
@@ -79,6 +91,7 @@ class ValueStageProcessorTests {
 
 		// rung after the ruling is in the store, where the waiting caller looks
 		assertThat(this.heardAtRing).singleElement().extracting(Owner::key).isEqualTo("bob");
+		assertThat(this.foreignRules).as("batches of a key stage with the same policy").isEmpty();
 	}
 
 	@Test
@@ -139,6 +152,8 @@ class ValueStageProcessorTests {
 			.containsExactly(tuple("ann", Verdict.Reason.GRANTED), tuple("bob", Verdict.Reason.REFUSED));
 		// and each ruling leaves at once, as under first-wins: both travel back
 		verify(context, times(2)).commit();
+		// and the instances' different policies are counted, once per batch
+		assertThat(this.foreignRules).containsExactly(ClaimPolicy.FIRST_WINS, ClaimPolicy.FIRST_WINS);
 	}
 
 	@Test
@@ -154,6 +169,7 @@ class ValueStageProcessorTests {
 		assertThat(this.owners.get("desk-1")).extracting(Owner::key).isEqualTo("bob");
 		assertThat(verdicts(context)).extracting((entry) -> entry.key(), (entry) -> entry.verdict().reason())
 			.containsExactly(tuple("ann", Verdict.Reason.GRANTED), tuple("ann", Verdict.Reason.SUPERSEDED));
+		assertThat(this.foreignRules).containsExactly(ClaimPolicy.LATEST_WINS);
 	}
 
 	/** The verdicts the processor put in its outbox, in order. */
@@ -171,7 +187,7 @@ class ValueStageProcessorTests {
 		ValueGuardProperties properties = TestProperties.of(Map.of());
 		this.rule = policy;
 		Processor<String, CommandBatch, String, VerdictBatch> processor = ValueStageProcessor
-			.supplier(ValueStageEvents.NONE, this.bell, properties.store(), policy, Retention.OFF, null)
+			.supplier(this.events, this.bell, properties.store(), policy, Retention.OFF, null)
 			.get();
 		processor.init(context);
 		return processor;
