@@ -47,7 +47,7 @@ class PolicySwitchRuleTests {
 	@Test
 	void shouldEndConsistentUnderEitherPolicyAlone() {
 		// the same checks hold without a switch: they are what either rule leaves, not what a switch happens to
-		for (int i = 0; i < HISTORIES / 4; i++) {
+		for (int i = 0; i < Math.max(1, HISTORIES / 4); i++) {
 			for (ClaimPolicy policy : ClaimPolicy.values()) {
 				check(BASE_SEED + i, policy, null, true);
 			}
@@ -58,8 +58,9 @@ class PolicySwitchRuleTests {
 	void shouldStrandValuesWhenValueStagesRuleByTheirOwnPolicy() {
 		// what a switch did before batches named their rule: a first-wins key stage's claim ruled by latest-wins is
 		// never granted, and its value stays held in the owners store by a key that is not bound
+		// a fixed number, so that a run reproducing one seed (-Dvalueguard.histories=1) still finds some: about 3% do
 		int stranded = 0;
-		for (int i = 0; i < HISTORIES / 4; i++) {
+		for (int i = 0; i < 500; i++) {
 			Random random = new Random(BASE_SEED + i);
 			SimulatedPipeline pipeline = new SimulatedPipeline(random, 1 + random.nextInt(4), 1 + random.nextInt(3),
 					ClaimPolicy.LATEST_WINS)
