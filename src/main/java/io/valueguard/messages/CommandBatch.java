@@ -2,6 +2,7 @@ package io.valueguard.messages;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -48,9 +49,14 @@ public record CommandBatch(int partition, List<Entry> entries) {
 	 */
 	public static final String RULE = "valueguard.rule";
 
-	private static final Map<ClaimPolicy, byte[]> RULE_NAMES = Map.of(ClaimPolicy.LATEST_WINS,
-			ClaimPolicy.LATEST_WINS.name().getBytes(StandardCharsets.US_ASCII), ClaimPolicy.FIRST_WINS,
-			ClaimPolicy.FIRST_WINS.name().getBytes(StandardCharsets.US_ASCII));
+	/** Each rule's name as the header carries it, made once: every batch is written with one. */
+	private static final Map<ClaimPolicy, byte[]> RULE_NAMES = new EnumMap<>(ClaimPolicy.class);
+
+	static {
+		for (ClaimPolicy rule : ClaimPolicy.values()) {
+			RULE_NAMES.put(rule, rule.name().getBytes(StandardCharsets.US_ASCII));
+		}
+	}
 
 	/** The headers of a batch: {@link #WAITED_FOR} if someone waits for one of its commands, and {@link #RULE}. */
 	public static Headers headers(boolean waitedFor, ClaimPolicy rule) {
