@@ -14,7 +14,7 @@ import org.springframework.validation.annotation.Validated;
  * How lookups are routed between instances, under {@code valueguard.query.*}.
  *
  * @param retryBudget how long a lookup keeps retrying through a rebalance, a restore or an unreachable host before
- * answering 503
+ * answering 503; a lookup forwarded to another instance waits for its answer no longer than the budget has left
  * @param retryBackoff pause between attempts
  * @param connectTimeout connect timeout of calls to other instances
  * @param readTimeout read timeout of calls to other instances

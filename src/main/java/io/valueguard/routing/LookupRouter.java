@@ -1,5 +1,6 @@
 package io.valueguard.routing;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.ConcurrentModificationException;
 import java.util.HashMap;
@@ -37,7 +38,8 @@ import org.springframework.stereotype.Component;
  * Answers a lookup wherever the key lives. Kafka Streams metadata names the partition and its active host; this
  * instance reads that exact partition if it is the active host, and otherwise forwards once to the host that is.
  * Through a rebalance, a restore or an unreachable host it retries within {@code valueguard.query.retry-budget},
- * then gives up with a 503. With {@code maxLag}, a standby or restoring store whose lag is at most that may answer.
+ * then gives up with a 503. With {@code maxLag}, a standby or restoring store whose lag is at most that may answer:
+ * this instance's own first, instances that lately gave no answer at all ({@link SilentHosts}) last.
  */
 @Component
 public class LookupRouter {
@@ -59,6 +61,8 @@ public class LookupRouter {
 	private final LookupMetrics metrics;
 
 	private final KnownAssignment assignment = new KnownAssignment();
+
+	private final SilentHosts silent = new SilentHosts();
 
 	LookupRouter(StreamsClients clients, StoreLags lags, RemoteInstances remote, QueryProperties properties,
 			LookupMetrics metrics) {
@@ -301,12 +305,13 @@ public class LookupRouter {
 	}
 
 	private <V, T> Answer<T> retrying(Lookup<V, T> lookup, String key, @Nullable Long maxLag, boolean forwarded) {
-		return RetryBudget.retry(this.properties, lookup.store(), () -> attempt(lookup, key, maxLag, forwarded));
+		return RetryBudget.retryUntil(this.properties, lookup.store(),
+				(deadline) -> attempt(lookup, key, maxLag, forwarded, deadline));
 	}
 
-	/** One try: an answer, or null when nobody can answer right now. */
+	/** One try, within the budget that ends at {@code deadline}: an answer, or null when nobody can answer now. */
 	private <V, T> @Nullable Answer<T> attempt(Lookup<V, T> lookup, String key, @Nullable Long maxLag,
-			boolean forwarded) {
+			boolean forwarded, long deadline) {
 		KafkaStreams streams;
 		KeyQueryMetadata metadata;
 		try {
@@ -314,7 +319,7 @@ public class LookupRouter {
 			metadata = metadataOf(streams, lookup, key);
 		}
 		catch (InvalidStateStoreException notRunning) {
-			return elsewhere(lookup, key, maxLag, forwarded, notRunning);
+			return elsewhere(lookup, key, maxLag, forwarded, notRunning, deadline);
 		}
 		this.assignment.remember(lookup.store(), streams);
 		if (metadata == null || metadata.equals(KeyQueryMetadata.NOT_AVAILABLE)) {
@@ -331,7 +336,7 @@ public class LookupRouter {
 			}
 			else if (!forwarded) {
 				try {
-					return remote(host, lookup, key, maxLag);
+					return remote(host, lookup, key, maxLag, deadline);
 				}
 				catch (RemoteInstances.UnavailableException ex) {
 					if (host == candidates.get(candidates.size() - 1)) {
@@ -353,13 +358,25 @@ public class LookupRouter {
 		}
 	}
 
-	/** The hosts that may answer, in the order to ask them: the active one, then with {@code maxLag} the standbys. */
-	private static List<HostInfo> candidates(KeyQueryMetadata metadata, @Nullable Long maxLag) {
-		List<HostInfo> candidates = new ArrayList<>();
-		candidates.add(metadata.activeHost());
-		if (maxLag != null) {
-			candidates.addAll(metadata.standbyHosts());
+	/**
+	 * The hosts that may answer, in the order to ask them: without {@code maxLag} the active one alone. With it, this
+	 * instance first if it holds a replica (a read within the lag the caller allows needs no hop), then the active,
+	 * then the other standbys, and those that lately gave no answer at all last.
+	 */
+	private List<HostInfo> candidates(KeyQueryMetadata metadata, @Nullable Long maxLag) {
+		if (maxLag == null) {
+			return List.of(metadata.activeHost());
 		}
+		HostInfo self = this.clients.self();
+		List<HostInfo> others = new ArrayList<>();
+		others.add(metadata.activeHost());
+		others.addAll(metadata.standbyHosts());
+		boolean local = others.remove(self);
+		List<HostInfo> candidates = new ArrayList<>(others.size() + 1);
+		if (local) {
+			candidates.add(self);
+		}
+		candidates.addAll(this.silent.lastIfSilent(others, System.nanoTime()));
 		return candidates;
 	}
 
@@ -369,21 +386,21 @@ public class LookupRouter {
 	 * answer.
 	 */
 	private <T> Answer<T> elsewhere(Lookup<?, T> lookup, String key, @Nullable Long maxLag, boolean forwarded,
-			InvalidStateStoreException notRunning) {
+			InvalidStateStoreException notRunning, long deadline) {
 		if (forwarded) {
 			throw notRunning;
 		}
 		List<HostInfo> hosts = this.assignment.hostsOf(lookup.store(), key);
-		List<HostInfo> others = hosts.stream()
+		List<HostInfo> others = this.silent.lastIfSilent(hosts.stream()
 			.limit((maxLag != null) ? hosts.size() : Math.min(1, hosts.size()))
 			.filter((host) -> !host.equals(this.clients.self()))
-			.toList();
+			.toList(), System.nanoTime());
 		if (others.isEmpty()) {
 			throw notRunning;
 		}
 		for (HostInfo host : others) {
 			try {
-				return remote(host, lookup, key, maxLag);
+				return remote(host, lookup, key, maxLag, deadline);
 			}
 			catch (RemoteInstances.UnavailableException ex) {
 				if (host == others.get(others.size() - 1)) {
@@ -419,12 +436,39 @@ public class LookupRouter {
 	}
 
 	@SuppressWarnings("unchecked")
-	private <T> Answer<T> remote(HostInfo host, Lookup<?, T> lookup, String key, @Nullable Long maxLag) {
+	private <T> Answer<T> remote(HostInfo host, Lookup<?, T> lookup, String key, @Nullable Long maxLag,
+			long deadline) {
 		if (this.remoteAnswers == null || !lookup.cacheable()) {
-			return this.remote.lookup(host, lookup, key, maxLag);
+			return ask(host, lookup, key, maxLag, deadline);
 		}
 		String cacheKey = lookup.path() + '\u0000' + maxLag + '\u0000' + key;
-		return (Answer<T>) this.remoteAnswers.get(cacheKey, (ignored) -> this.remote.lookup(host, lookup, key, maxLag));
+		return (Answer<T>) this.remoteAnswers.get(cacheKey, (ignored) -> ask(host, lookup, key, maxLag, deadline));
+	}
+
+	/**
+	 * Forwards one lookup, waiting for its answer no longer than the budget has left, and notes whether the host
+	 * answered at all.
+	 */
+	private <T> Answer<T> ask(HostInfo host, Lookup<?, T> lookup, String key, @Nullable Long maxLag, long deadline) {
+		long now = System.nanoTime();
+		Duration left = Duration.ofNanos(deadline - now);
+		boolean cut = left.compareTo(this.properties.readTimeout()) < 0;
+		try {
+			Answer<T> answer = this.remote.lookup(host, lookup, key, maxLag, cut ? left : null);
+			this.silent.answered(host);
+			return answer;
+		}
+		catch (RemoteInstances.UnavailableException ex) {
+			if (!ex.silent()) {
+				// it answered, if not helpfully (a 503 while it restores): it is not frozen
+				this.silent.answered(host);
+			}
+			else if (!(cut && ex.timedOut())) {
+				this.silent.silent(host, System.nanoTime());
+			}
+			// a wait the budget cut short says nothing of the host either way: only a whole read timeout counts
+			throw ex;
+		}
 	}
 
 }

@@ -1,6 +1,7 @@
 package io.valueguard.routing;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -66,6 +67,25 @@ class RemoteInstances implements DisposableBean {
 			super(message, cause);
 		}
 
+		/** No answer at all came back (refused, reset, timed out), as opposed to an answer that it cannot help. */
+		boolean silent() {
+			return causedBy(IOException.class);
+		}
+
+		/** No answer came back in time: connecting or reading timed out. */
+		boolean timedOut() {
+			return causedBy(InterruptedIOException.class);
+		}
+
+		private boolean causedBy(Class<? extends Throwable> type) {
+			for (Throwable cause = getCause(); cause != null; cause = cause.getCause()) {
+				if (type.isInstance(cause)) {
+					return true;
+				}
+			}
+			return false;
+		}
+
 	}
 
 	// the instance protocol's own mapper, as InstanceProtocolServlet's: a wire format, independent of spring.jackson.*
@@ -85,6 +105,9 @@ class RemoteInstances implements DisposableBean {
 
 	private final CloseableHttpClient http;
 
+	/** The default of every call; a lookup with less of its budget left than the read timeout waits less. */
+	private final RequestConfig requests;
+
 	private final ExecutorService fanOut = Executors.newFixedThreadPool(8, (task) -> {
 		Thread thread = new Thread(task, "valueguard-fan-out");
 		thread.setDaemon(true);
@@ -96,6 +119,10 @@ class RemoteInstances implements DisposableBean {
 		SSLContext tls = (properties.peerSslBundle() != null)
 				? sslBundles.getObject().getBundle(properties.peerSslBundle()).createSslContext() : null;
 		this.scheme = (tls != null) ? "https" : "http";
+		this.requests = RequestConfig.custom()
+			.setConnectionRequestTimeout(timeout(properties.connectTimeout()))
+			.setResponseTimeout(timeout(properties.readTimeout()))
+			.build();
 		ConnectionConfig connections = ConnectionConfig.custom()
 			.setConnectTimeout(timeout(properties.connectTimeout()))
 			.setSocketTimeout(timeout(properties.readTimeout()))
@@ -109,10 +136,7 @@ class RemoteInstances implements DisposableBean {
 				.setMaxConnPerRoute(CONNECTIONS_PER_INSTANCE)
 				.setMaxConnTotal(CONNECTIONS)
 				.build())
-			.setDefaultRequestConfig(RequestConfig.custom()
-				.setConnectionRequestTimeout(timeout(properties.connectTimeout()))
-				.setResponseTimeout(timeout(properties.readTimeout()))
-				.build())
+			.setDefaultRequestConfig(this.requests)
 			.setRetryStrategy(new RetryStaleConnections())
 			.evictIdleConnections(TimeValue.ofSeconds(30))
 			.disableCookieManagement()
@@ -143,7 +167,8 @@ class RemoteInstances implements DisposableBean {
 	}
 
 	private static Timeout timeout(Duration duration) {
-		return Timeout.ofMilliseconds(duration.toMillis());
+		// at least a millisecond: zero would mean no timeout at all
+		return Timeout.ofMilliseconds(Math.max(1, duration.toMillis()));
 	}
 
 	ExecutorService fanOut() {
@@ -155,9 +180,21 @@ class RemoteInstances implements DisposableBean {
 	 * This is the hot path of forwarding, so it skips {@link RestClient}: the body is read as bytes and parsed once.
 	 */
 	<T> Answer<T> lookup(HostInfo host, Lookup<?, T> view, String key, @Nullable Long maxLag) {
+		return lookup(host, view, key, maxLag, null);
+	}
+
+	/**
+	 * The same, waiting for the answer at most {@code within} (what is left of the caller's budget) if that is shorter
+	 * than the read timeout.
+	 */
+	<T> Answer<T> lookup(HostInfo host, Lookup<?, T> view, String key, @Nullable Long maxLag,
+			@Nullable Duration within) {
 		// the query form: it carries every key, '/' included, which a path segment cannot
 		URI uri = uri(host, view, maxLag, key);
 		HttpGet request = new HttpGet(uri);
+		if (within != null && within.toMillis() < this.requests.getResponseTimeout().toMilliseconds()) {
+			request.setConfig(RequestConfig.copy(this.requests).setResponseTimeout(timeout(within)).build());
+		}
 		String signed = sign("GET", uri, null);
 		if (signed != null) {
 			request.setHeader(RequestSignature.HEADER, signed);

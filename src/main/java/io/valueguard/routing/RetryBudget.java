@@ -2,6 +2,7 @@ package io.valueguard.routing;
 
 import java.time.Duration;
 import java.util.concurrent.CompletionException;
+import java.util.function.LongFunction;
 import java.util.function.Supplier;
 
 import io.valueguard.config.QueryProperties;
@@ -22,11 +23,19 @@ final class RetryBudget {
 	 * causes, means try again.
 	 */
 	static <T> T retry(QueryProperties properties, String store, Supplier<@Nullable T> attempt) {
+		return retryUntil(properties, store, (deadline) -> attempt.get());
+	}
+
+	/**
+	 * The same, telling each attempt when the budget ends ({@link System#nanoTime()}), so that it waits for no
+	 * answer beyond it: a call to a frozen instance would otherwise keep its caller a whole read timeout past it.
+	 */
+	static <T> T retryUntil(QueryProperties properties, String store, LongFunction<@Nullable T> attempt) {
 		long deadline = System.nanoTime() + properties.retryBudget().toNanos();
 		String problem = "no instance holds every partition asked for in a queryable state";
 		while (true) {
 			try {
-				T answer = attempt.get();
+				T answer = attempt.apply(deadline);
 				if (answer != null) {
 					return answer;
 				}

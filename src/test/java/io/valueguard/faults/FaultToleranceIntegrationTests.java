@@ -47,6 +47,8 @@ class FaultToleranceIntegrationTests {
 
 	private static final String CLAIMS = "valueguard.claims";
 
+	private static final Duration SLOW_ANSWER = Duration.ofSeconds(1);
+
 	private final int claims = Integer.getInteger("valueguard.faults.claims", 35_000);
 
 	private final int faults = Integer.getInteger("valueguard.faults.count", 5);
@@ -59,8 +61,8 @@ class FaultToleranceIntegrationTests {
 	private final List<AutoCloseable> resources = new ArrayList<>();
 
 	/** What one fault did and cost. */
-	record Outcome(String fault, long strictUnavailableMillis, long staleUnavailableMillis, long readyAfterMillis,
-			long readyAfterEndMillis, long failedWrites) {
+	record Outcome(String fault, long strictUnavailableMillis, long staleUnavailableMillis, long slowStaleAnswers,
+			long slowestStaleMillis, long readyAfterMillis, long readyAfterEndMillis, long failedWrites) {
 
 	}
 
@@ -133,10 +135,17 @@ class FaultToleranceIntegrationTests {
 		long end = window[1];
 		long strict = 0;
 		long stale = 0;
+		long slowStale = 0;
+		long slowestStale = 0;
 		long failedWrites = 0;
 		for (LookupProbe.Answer answer : answers) {
 			if (answer.atMillis() < start || answer.atMillis() >= end || answer.status() == -1) {
 				continue;
+			}
+			if (answer.available() && answer.kind() == LookupProbe.Kind.STALE) {
+				// a stale read is asked for to be answered while the active cannot: how long it kept its caller
+				slowStale += (answer.tookMillis() > SLOW_ANSWER.toMillis()) ? 1 : 0;
+				slowestStale = Math.max(slowestStale, answer.tookMillis());
 			}
 			if (!answer.available()) {
 				switch (answer.kind()) {
@@ -146,15 +155,16 @@ class FaultToleranceIntegrationTests {
 				}
 			}
 		}
-		return new Outcome(fault, strict, stale, window[2], window[3], failedWrites);
+		return new Outcome(fault, strict, stale, slowStale, slowestStale, window[2], window[3], failedWrites);
 	}
 
 	private void report(List<Outcome> outcomes, List<LookupProbe.Answer> answers, ClaimStream stream)
 			throws Exception {
 		StringBuilder report = new StringBuilder();
 		report.append("| fault | strict lookups failing until | ?maxLag=1000 lookups failing until | "
+				+ "?maxLag=1000 answers slower than 1 s (slowest) | "
 				+ "all instances ready, after the fault began | after it ended | REST writes answered 503 |\n"
-				+ "| --- | --- | --- | --- | --- | --- |\n");
+				+ "| --- | --- | --- | --- | --- | --- | --- |\n");
 		for (Outcome outcome : outcomes) {
 			report.append("| ")
 				.append(outcome.fault())
@@ -163,6 +173,10 @@ class FaultToleranceIntegrationTests {
 				.append(" | ")
 				.append(seconds(outcome.staleUnavailableMillis()))
 				.append(" | ")
+				.append(outcome.slowStaleAnswers())
+				.append(" (")
+				.append(String.format(java.util.Locale.ROOT, "%.1f s", outcome.slowestStaleMillis() / 1000.0))
+				.append(") | ")
 				.append(seconds(outcome.readyAfterMillis()))
 				.append(" | ")
 				.append(seconds(outcome.readyAfterEndMillis()))
@@ -181,6 +195,11 @@ class FaultToleranceIntegrationTests {
 			.append('\n');
 		System.out.println(report);
 		Files.writeString(this.work.resolve("report.md"), report);
+		// every answer, to read a window's failures afterwards: which instance, which path, what status, how slow
+		List<String> lines = new ArrayList<>();
+		lines.add(LookupProbe.Answer.csvHeader());
+		answers.forEach((answer) -> lines.add(answer.csv()));
+		Files.write(this.work.resolve("answers.csv"), lines);
 	}
 
 	private static String seconds(long millis) {

@@ -4,17 +4,16 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 import io.valueguard.support.ApiClient;
 import io.valueguard.support.InstanceProcess;
 
 /**
  * Asks every instance that is up, a few times a second, what it has for one key and one value of each partition,
- * strictly and with {@code ?maxLag=1000}, and writes a claim through REST now and then. Every answer is kept with its
+ * strictly and with {@code ?maxLag=1000}, and writes a claim through REST now and then; each instance and kind in a
+ * loop of its own. Every answer is kept with its
  * time, so that each fault's window of unavailability can be read off afterwards, and so that no answer of 500 goes
  * unseen.
  */
@@ -26,11 +25,24 @@ final class LookupProbe implements AutoCloseable {
 
 	}
 
-	/** One answer: status -1 when the request itself failed (the instance died or froze under it). */
-	record Answer(long atMillis, String instance, Kind kind, String path, int status) {
+	/**
+	 * One answer: status -1 when the request itself failed (the instance died or froze under it); how long it took,
+	 * and which instance's store answered (empty when none did).
+	 */
+	record Answer(long atMillis, String instance, Kind kind, String path, int status, long tookMillis,
+			String servedBy) {
 
 		boolean available() {
 			return this.status == 200 || this.status == 404 || this.status == 202;
+		}
+
+		static String csvHeader() {
+			return "at_millis,instance,kind,path,status,took_millis,served_by";
+		}
+
+		String csv() {
+			return this.atMillis + "," + this.instance + "," + this.kind + "," + this.path + "," + this.status + ","
+					+ this.tookMillis + "," + this.servedBy;
 		}
 
 	}
@@ -45,13 +57,11 @@ final class LookupProbe implements AutoCloseable {
 
 	private final List<Answer> answers = new ArrayList<>();
 
-	private final ExecutorService pool;
-
 	private final Random random = new Random();
 
 	private final AtomicLong writes = new AtomicLong();
 
-	private final Thread thread;
+	private final List<Thread> threads = new ArrayList<>();
 
 	private volatile boolean running = true;
 
@@ -61,32 +71,27 @@ final class LookupProbe implements AutoCloseable {
 		this.paths = new ArrayList<>();
 		keys.forEach((key) -> this.paths.add("/api/bindings?key=" + ApiClient.parameter(key)));
 		values.forEach((value) -> this.paths.add("/api/owners?value=" + ApiClient.parameter(value)));
-		this.pool = Executors.newFixedThreadPool(instances.size());
-		this.thread = new Thread(this::run, "lookup-probe");
-		this.thread.setDaemon(true);
+		// a loop of its own for each instance and kind: a strict lookup that waits out a frozen instance's timeout
+		// must not hold up the stale reads and writes whose answers the report times
+		for (InstanceProcess instance : this.instances) {
+			for (Kind kind : Kind.values()) {
+				Thread thread = new Thread(() -> run(instance, kind), "lookup-probe-" + instance.name() + "-" + kind);
+				thread.setDaemon(true);
+				this.threads.add(thread);
+			}
+		}
 	}
 
 	LookupProbe start() {
-		this.thread.start();
+		this.threads.forEach(Thread::start);
 		return this;
 	}
 
-	private void run() {
+	private void run(InstanceProcess instance, Kind kind) {
 		while (this.running) {
 			long started = System.nanoTime();
-			List<Future<?>> round = new ArrayList<>();
-			for (InstanceProcess instance : this.instances) {
-				if (instance.answering()) {
-					round.add(this.pool.submit(() -> probe(instance)));
-				}
-			}
-			for (Future<?> future : round) {
-				try {
-					future.get();
-				}
-				catch (Exception ex) {
-					// recorded as failed requests inside probe
-				}
+			if (instance.answering()) {
+				probe(instance, kind);
 			}
 			long left = ROUND.toNanos() - (System.nanoTime() - started);
 			if (left > 0) {
@@ -100,28 +105,36 @@ final class LookupProbe implements AutoCloseable {
 		}
 	}
 
-	private void probe(InstanceProcess instance) {
+	private void probe(InstanceProcess instance, Kind kind) {
 		ApiClient api = new ApiClient(instance.port(), Duration.ofSeconds(15));
-		for (String path : this.paths) {
-			ask(instance, Kind.STRICT, path, () -> api.get(path).status());
-			ask(instance, Kind.STALE, path + "&maxLag=1000", () -> api.get(path + "&maxLag=1000").status());
+		switch (kind) {
+			case STRICT -> this.paths.forEach((path) -> ask(instance, kind, path, () -> api.get(path)));
+			case STALE -> this.paths.forEach((path) -> ask(instance, kind, path + "&maxLag=1000",
+					() -> api.get(path + "&maxLag=1000")));
+			case WRITE -> {
+				String key = "rest-" + this.writes.incrementAndGet();
+				String value = "v" + this.random.nextInt(this.values);
+				ask(instance, kind, "PUT /api/bindings/" + key, () -> api.claim(key, value));
+			}
 		}
-		String key = "rest-" + this.writes.incrementAndGet();
-		String value = "v" + this.random.nextInt(this.values);
-		ask(instance, Kind.WRITE, "PUT /api/bindings/" + key, () -> api.claim(key, value).status());
 	}
 
-	private void ask(InstanceProcess instance, Kind kind, String path,
-			java.util.function.IntSupplier request) {
+	private void ask(InstanceProcess instance, Kind kind, String path, Supplier<ApiClient.Reply> request) {
+		long started = System.nanoTime();
 		int status;
+		String servedBy = "";
 		try {
-			status = request.getAsInt();
+			ApiClient.Reply reply = request.get();
+			status = reply.status();
+			servedBy = reply.headers().firstValue("X-ValueGuard-Served-By").orElse("");
 		}
 		catch (RuntimeException ex) {
 			status = -1;
 		}
+		long took = (System.nanoTime() - started) / 1_000_000;
 		synchronized (this.answers) {
-			this.answers.add(new Answer(System.currentTimeMillis(), instance.name(), kind, path, status));
+			this.answers.add(new Answer(System.currentTimeMillis(), instance.name(), kind, path, status, took,
+					servedBy));
 		}
 	}
 
@@ -134,13 +147,15 @@ final class LookupProbe implements AutoCloseable {
 	@Override
 	public void close() {
 		this.running = false;
-		try {
-			this.thread.join(Duration.ofSeconds(30).toMillis());
+		for (Thread thread : this.threads) {
+			try {
+				thread.join(Duration.ofSeconds(30).toMillis());
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				return;
+			}
 		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
-		this.pool.shutdownNow();
 	}
 
 }

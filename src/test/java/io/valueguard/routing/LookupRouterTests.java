@@ -27,6 +27,7 @@ import org.apache.kafka.streams.query.StateQueryRequest;
 import org.apache.kafka.streams.query.StateQueryResult;
 import org.apache.kafka.streams.state.HostInfo;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.mockito.ArgumentCaptor;
@@ -37,6 +38,7 @@ import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.ArgumentMatchers.eq;
 import static org.mockito.ArgumentMatchers.isNull;
 import static org.mockito.BDDMockito.given;
+import static org.mockito.BDDMockito.willReturn;
 import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.never;
 import static org.mockito.Mockito.times;
@@ -73,32 +75,46 @@ class LookupRouterTests {
 	}
 
 	private LookupRouter router(Duration remoteCacheTtl) {
+		return router(remoteCacheTtl, Duration.ofSeconds(3));
+	}
+
+	private LookupRouter router(Duration remoteCacheTtl, Duration readTimeout) {
 		QueryProperties properties = TestProperties.query(Map.of("retry-budget", "300ms", "retry-backoff", "50ms",
-				"remote-cache-ttl", remoteCacheTtl.toMillis() + "ms", "remote-cache-size", "100"));
+				"remote-cache-ttl", remoteCacheTtl.toMillis() + "ms", "remote-cache-size", "100", "read-timeout",
+				readTimeout.toMillis() + "ms"));
 		return new LookupRouter(this.clients, this.lags, this.remote, properties,
 				new LookupMetrics(new SimpleMeterRegistry()));
+	}
+
+	/**
+	 * A forwarded lookup of {@code key} on {@code host}, however long it may wait: the router cuts the wait to what its
+	 * budget has left.
+	 */
+	private static <T> Answer<T> lookupOn(RemoteInstances remote, HostInfo host, Lookup<?, T> lookup, String key,
+			@Nullable Long maxLag) {
+		return remote.lookup(eq(host), eq(lookup), eq(key), eq(maxLag), any());
 	}
 
 	@Test
 	void shouldForwardOnceToActiveHost() {
 		Answer<BindingView> remoteAnswer = new Answer<>(new BindingView("alice", "phone", 1), "active:8080", null);
-		given(this.remote.lookup(ACTIVE, Lookup.BINDINGS, "alice", null)).willReturn(remoteAnswer);
+		given(lookupOn(this.remote, ACTIVE, Lookup.BINDINGS, "alice", null)).willReturn(remoteAnswer);
 
 		assertThat(router(Duration.ZERO).binding("alice", null)).isEqualTo(remoteAnswer);
 		assertThat(router(Duration.ZERO).binding("alice", null)).isEqualTo(remoteAnswer);
-		verify(this.remote, times(2)).lookup(ACTIVE, Lookup.BINDINGS, "alice", null);
+		lookupOn(verify(this.remote, times(2)), ACTIVE, Lookup.BINDINGS, "alice", null);
 	}
 
 	@Test
 	void shouldServeRepeatedForwardedLookupsFromCacheWhenEnabled() {
-		given(this.remote.lookup(ACTIVE, Lookup.BINDINGS, "alice", null))
+		given(lookupOn(this.remote, ACTIVE, Lookup.BINDINGS, "alice", null))
 			.willReturn(new Answer<>(new BindingView("alice", "phone", 1), "active:8080", null));
 		LookupRouter router = router(Duration.ofMinutes(1));
 
 		router.binding("alice", null);
 		router.binding("alice", null);
 
-		verify(this.remote, times(1)).lookup(ACTIVE, Lookup.BINDINGS, "alice", null);
+		lookupOn(verify(this.remote, times(1)), ACTIVE, Lookup.BINDINGS, "alice", null);
 	}
 
 	@Test
@@ -106,12 +122,12 @@ class LookupRouterTests {
 		assertThatExceptionOfType(StoreUnavailableException.class)
 			.isThrownBy(() -> router(Duration.ZERO).forwarded(Lookup.BINDINGS, "alice", null))
 			.withMessageContaining("could not answer within 300 ms");
-		verify(this.remote, times(0)).lookup(any(), any(), any(), any());
+		verify(this.remote, times(0)).lookup(any(), any(), any(), any(), any());
 	}
 
 	@Test
 	void shouldGiveUpWithinBudgetWhenActiveHostIsUnreachable() {
-		given(this.remote.lookup(ACTIVE, Lookup.BINDINGS, "alice", null))
+		given(lookupOn(this.remote, ACTIVE, Lookup.BINDINGS, "alice", null))
 			.willThrow(new RemoteInstances.UnavailableException("Cannot reach active:8080", null));
 		long start = System.nanoTime();
 
@@ -123,12 +139,139 @@ class LookupRouterTests {
 
 	@Test
 	void shouldAskStandbyWhenActiveIsUnreachableAndStaleReadsAreAllowed() {
-		given(this.remote.lookup(ACTIVE, Lookup.BINDINGS, "alice", 100L))
+		given(lookupOn(this.remote, ACTIVE, Lookup.BINDINGS, "alice", 100L))
 			.willThrow(new RemoteInstances.UnavailableException("Cannot reach active:8080", null));
 		Answer<BindingView> stale = new Answer<>(new BindingView("alice", "phone", 1), "standby:8080", 7L);
-		given(this.remote.lookup(STANDBY, Lookup.BINDINGS, "alice", 100L)).willReturn(stale);
+		given(lookupOn(this.remote, STANDBY, Lookup.BINDINGS, "alice", 100L)).willReturn(stale);
 
 		assertThat(router(Duration.ZERO).binding("alice", 100L)).isEqualTo(stale);
+	}
+
+	@Test
+	@SuppressWarnings("unchecked")
+	void shouldReadItsOwnStandbyFirstWhenStaleReadsAreAllowed() {
+		given(this.streams.queryMetadataForKey(eq("bindings"), eq("alice"), any(Serializer.class)))
+			.willReturn(new KeyQueryMetadata(ACTIVE, java.util.Set.of(SELF), 3));
+		given(this.lags.lag("bindings", 3)).willReturn(OptionalLong.of(7));
+		ReadOnlyKeyValueStore<String, KeyClaim> standby = mock(ReadOnlyKeyValueStore.class);
+		given(standby.get("alice")).willReturn(new KeyClaim("phone", 1, true));
+		given(this.streams.store(any())).willReturn(standby);
+
+		assertThat(router(Duration.ZERO).binding("alice", 100L))
+			.isEqualTo(new Answer<>(new BindingView("alice", "phone", 1), "self:8080", 7L));
+		verify(this.remote, never()).lookup(any(), any(), any(), any(), any());
+	}
+
+	@Test
+	@SuppressWarnings("unchecked")
+	void shouldAskTheActiveWhenItsOwnStandbyIsFurtherBehindThanAllowed() {
+		given(this.streams.queryMetadataForKey(eq("bindings"), eq("alice"), any(Serializer.class)))
+			.willReturn(new KeyQueryMetadata(ACTIVE, java.util.Set.of(SELF), 3));
+		given(this.lags.lag("bindings", 3)).willReturn(OptionalLong.of(500));
+		Answer<BindingView> fresh = new Answer<>(new BindingView("alice", "phone", 2), "active:8080", null);
+		given(lookupOn(this.remote, ACTIVE, Lookup.BINDINGS, "alice", 100L)).willReturn(fresh);
+
+		assertThat(router(Duration.ZERO).binding("alice", 100L)).isEqualTo(fresh);
+		verify(this.streams, never()).store(any());
+	}
+
+	/**
+	 * A frozen instance keeps its partitions until its session times out, and a lookup forwarded to it waits the whole
+	 * read timeout: once it has not answered, stale reads ask the standby first, until it answers again.
+	 */
+	@Test
+	void shouldAskAnActiveThatGaveNoAnswerLastWhenStaleReadsAreAllowed() {
+		given(lookupOn(this.remote, ACTIVE, Lookup.BINDINGS, "alice", 100L)).willThrow(readTimedOut(ACTIVE));
+		Answer<BindingView> stale = standbyAnswers();
+		// a read timeout within the budget: the active was given all of it
+		LookupRouter router = router(Duration.ZERO, Duration.ofMillis(100));
+
+		assertThat(router.binding("alice", 100L)).isEqualTo(stale);
+		assertThat(router.binding("alice", 100L)).isEqualTo(stale);
+		assertThat(router.binding("alice", 100L)).isEqualTo(stale);
+		lookupOn(verify(this.remote, times(1)), ACTIVE, Lookup.BINDINGS, "alice", 100L);
+		lookupOn(verify(this.remote, times(3)), STANDBY, Lookup.BINDINGS, "alice", 100L);
+
+		// strict lookups still ask the active, the only one that may answer them; its answer ends the suspicion
+		Answer<BindingView> fresh = new Answer<>(new BindingView("alice", "phone", 2), "active:8080", null);
+		given(lookupOn(this.remote, ACTIVE, Lookup.BINDINGS, "alice", null)).willReturn(fresh);
+		assertThat(router.binding("alice", null)).isEqualTo(fresh);
+		lookupOn(willReturn(fresh).given(this.remote), ACTIVE, Lookup.BINDINGS, "alice", 100L);
+		assertThat(router.binding("alice", 100L)).isEqualTo(fresh);
+		lookupOn(verify(this.remote, times(3)), STANDBY, Lookup.BINDINGS, "alice", 100L);
+	}
+
+	/**
+	 * The budget is a deadline: a forwarded lookup waits for its answer no longer than the budget has left, and a
+	 * wait cut short so proves nothing against the host.
+	 */
+	@Test
+	void shouldWaitForAForwardedAnswerNoLongerThanTheBudgetHasLeft() {
+		ArgumentCaptor<Duration> waits = ArgumentCaptor.forClass(Duration.class);
+		given(this.remote.lookup(eq(ACTIVE), eq(Lookup.BINDINGS), eq("alice"), eq(100L), waits.capture()))
+			.willThrow(readTimedOut(ACTIVE));
+		given(lookupOn(this.remote, STANDBY, Lookup.BINDINGS, "alice", 100L))
+			.willThrow(new RemoteInstances.UnavailableException("standby:8080 answered 503", null));
+		LookupRouter router = router(Duration.ZERO);
+
+		assertThatExceptionOfType(StoreUnavailableException.class).isThrownBy(() -> router.binding("alice", 100L));
+
+		assertThat(waits.getAllValues()).isNotEmpty()
+			.allSatisfy((wait) -> assertThat(wait).isNotNull().isLessThanOrEqualTo(Duration.ofMillis(300)));
+		assertThat(waits.getAllValues()).isSortedAccordingTo(java.util.Comparator.reverseOrder());
+	}
+
+	@Test
+	void shouldNotTakeAWaitTheBudgetCutShortForSilence() {
+		given(lookupOn(this.remote, ACTIVE, Lookup.BINDINGS, "alice", 100L)).willThrow(readTimedOut(ACTIVE));
+		standbyAnswers();
+		// the budget (300 ms) is shorter than the read timeout: every wait is cut to it
+		LookupRouter router = router(Duration.ZERO);
+
+		router.binding("alice", 100L);
+		router.binding("alice", 100L);
+
+		lookupOn(verify(this.remote, times(2)), ACTIVE, Lookup.BINDINGS, "alice", 100L);
+	}
+
+	@Test
+	void shouldKeepAHostSilentThroughAWaitTheBudgetCutShort() {
+		given(lookupOn(this.remote, ACTIVE, Lookup.BINDINGS, "alice", null)).willThrow(readTimedOut(ACTIVE));
+		Answer<BindingView> stale = standbyAnswers();
+		// the first attempts wait the whole read timeout (100 ms); the last ones only what the budget has left
+		LookupRouter router = router(Duration.ZERO, Duration.ofMillis(100));
+
+		assertThatExceptionOfType(StoreUnavailableException.class).isThrownBy(() -> router.binding("alice", null));
+
+		assertThat(router.binding("alice", 100L)).isEqualTo(stale);
+		lookupOn(verify(this.remote, never()), ACTIVE, Lookup.BINDINGS, "alice", 100L);
+	}
+
+	@Test
+	void shouldKeepAskingTheActiveFirstWhenItAnswersThatItCannotHelp() {
+		given(lookupOn(this.remote, ACTIVE, Lookup.BINDINGS, "alice", 100L))
+			.willThrow(new RemoteInstances.UnavailableException("active:8080 answered 503", null));
+		standbyAnswers();
+		LookupRouter router = router(Duration.ZERO);
+
+		router.binding("alice", 100L);
+		router.binding("alice", 100L);
+
+		// a 503 is an answer: the instance is alive and about to hold the partition again (restoring)
+		lookupOn(verify(this.remote, times(2)), ACTIVE, Lookup.BINDINGS, "alice", 100L);
+	}
+
+	/** What a forwarded lookup to a host that took the request and never answered throws. */
+	private static RemoteInstances.UnavailableException readTimedOut(HostInfo host) {
+		return new RemoteInstances.UnavailableException("Cannot reach " + Hosts.name(host) + ": Read timed out",
+				new java.net.SocketTimeoutException("Read timed out"));
+	}
+
+	/** The standby answers stale reads of alice. */
+	private Answer<BindingView> standbyAnswers() {
+		Answer<BindingView> stale = new Answer<>(new BindingView("alice", "phone", 1), "standby:8080", 7L);
+		given(lookupOn(this.remote, STANDBY, Lookup.BINDINGS, "alice", 100L)).willReturn(stale);
+		return stale;
 	}
 
 	@Test
@@ -138,7 +281,7 @@ class LookupRouterTests {
 
 		assertThatExceptionOfType(StoreUnavailableException.class)
 			.isThrownBy(() -> router(Duration.ZERO).binding("alice", null));
-		verify(this.remote, times(0)).lookup(any(), any(), any(), isNull());
+		verify(this.remote, times(0)).lookup(any(), any(), any(), isNull(), any());
 	}
 
 	@Test
@@ -178,7 +321,7 @@ class LookupRouterTests {
 		given(self.standbyTopicPartitions()).willReturn(java.util.Set.of());
 		given(this.streams.streamsMetadataForStore("bindings")).willReturn(java.util.List.of(active, self));
 		Answer<BindingView> remoteAnswer = new Answer<>(new BindingView("alice", "phone", 1), "active:8080", null);
-		given(this.remote.lookup(ACTIVE, Lookup.BINDINGS, "alice", null)).willReturn(remoteAnswer);
+		given(lookupOn(this.remote, ACTIVE, Lookup.BINDINGS, "alice", null)).willReturn(remoteAnswer);
 		LookupRouter router = router(Duration.ZERO);
 		router.binding("alice", null);
 
@@ -186,7 +329,7 @@ class LookupRouterTests {
 			.willThrow(StreamsClients.notRunning("bindings", KafkaStreams.State.ERROR));
 
 		assertThat(router.binding("alice", null)).isEqualTo(remoteAnswer);
-		verify(this.remote, times(2)).lookup(ACTIVE, Lookup.BINDINGS, "alice", null);
+		lookupOn(verify(this.remote, times(2)), ACTIVE, Lookup.BINDINGS, "alice", null);
 	}
 
 	@Test
@@ -205,7 +348,7 @@ class LookupRouterTests {
 			.containsEntry("bob", null)
 			.hasSize(2);
 		verify(this.remote, times(1)).batch(ACTIVE, Lookup.BINDINGS, java.util.List.of("alice", "bob"));
-		verify(this.remote, times(0)).lookup(any(), any(), any(), any());
+		verify(this.remote, times(0)).lookup(any(), any(), any(), any(), any());
 	}
 
 	@Test

@@ -3,9 +3,11 @@ package io.valueguard.routing;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import com.sun.net.httpserver.HttpExchange;
@@ -40,6 +42,11 @@ class RemoteInstancesTests {
 
 	private final AtomicInteger status = new AtomicInteger(200);
 
+	/** Held while the stand-in plays a frozen instance: it takes the request and never answers. */
+	private final CountDownLatch thawed = new CountDownLatch(1);
+
+	private volatile boolean frozen;
+
 	private final RemoteInstances remote;
 
 	private final HostInfo host;
@@ -60,11 +67,22 @@ class RemoteInstancesTests {
 
 	@AfterEach
 	void stop() {
+		this.thawed.countDown();
 		this.remote.destroy();
 		this.server.stop(0);
 	}
 
 	private void answer(HttpExchange exchange) throws IOException {
+		if (this.frozen) {
+			try {
+				this.thawed.await();
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			exchange.close();
+			return;
+		}
 		this.queries.add(exchange.getRequestURI().getRawQuery());
 		this.paths.add(exchange.getRequestURI().getRawPath());
 		this.signatures.add(exchange.getRequestHeaders().getFirst(RequestSignature.HEADER));
@@ -118,7 +136,8 @@ class RemoteInstancesTests {
 
 		assertThatExceptionOfType(RemoteInstances.UnavailableException.class)
 			.isThrownBy(() -> this.remote.lookup(this.host, Lookup.BINDINGS, "moving", null))
-			.withMessageContaining("answered 503");
+			.withMessageContaining("answered 503")
+			.matches((ex) -> !ex.silent(), "an answer, if an unhelpful one");
 		assertThat(this.queries).as("asked once").hasSize(1);
 	}
 
@@ -131,12 +150,27 @@ class RemoteInstancesTests {
 	}
 
 	@Test
+	void shouldWaitForAFrozenInstanceNoLongerThanItIsTold() {
+		this.frozen = true;
+		long started = System.nanoTime();
+
+		assertThatExceptionOfType(RemoteInstances.UnavailableException.class)
+			.isThrownBy(() -> this.remote.lookup(this.host, Lookup.BINDINGS, "anyone", null, Duration.ofMillis(200)))
+			.withMessageContaining("Cannot reach localhost:" + this.host.port())
+			.matches(RemoteInstances.UnavailableException::timedOut, "timed out")
+			.matches(RemoteInstances.UnavailableException::silent, "no answer at all");
+		// the read timeout is 3 s: the call gave up at what it was told, not at that
+		assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(2));
+	}
+
+	@Test
 	void shouldReportAnInstanceThatIsNotThere() {
 		this.server.stop(0);
 
 		assertThatExceptionOfType(RemoteInstances.UnavailableException.class)
 			.isThrownBy(() -> this.remote.lookup(this.host, Lookup.BINDINGS, "anyone", null))
-			.withMessageContaining("Cannot reach localhost:" + this.host.port());
+			.withMessageContaining("Cannot reach localhost:" + this.host.port())
+			.matches(RemoteInstances.UnavailableException::silent, "no answer at all");
 	}
 
 }
