@@ -177,15 +177,9 @@ class RemoteInstances implements DisposableBean {
 
 	/**
 	 * Looks one entry up on {@code host}; an empty entry means the host holds the partition and the key is absent.
-	 * This is the hot path of forwarding, so it skips {@link RestClient}: the body is read as bytes and parsed once.
-	 */
-	<T> Answer<T> lookup(HostInfo host, Lookup<?, T> view, String key, @Nullable Long maxLag) {
-		return lookup(host, view, key, maxLag, null);
-	}
-
-	/**
-	 * The same, waiting for the answer at most {@code within} (what is left of the caller's budget) if that is shorter
-	 * than the read timeout.
+	 * Waits for the answer at most {@code within} (what is left of the caller's budget) when that is shorter than the
+	 * read timeout. This is the hot path of forwarding, so it skips {@link RestClient}: the body is read as bytes and
+	 * parsed once.
 	 */
 	<T> Answer<T> lookup(HostInfo host, Lookup<?, T> view, String key, @Nullable Long maxLag,
 			@Nullable Duration within) {

@@ -105,7 +105,7 @@ class RemoteInstancesTests {
 
 	@Test
 	void shouldSendTheKeyEscapedInTheQueryAndReadTheAnswer() {
-		Answer<BindingView> answer = this.remote.lookup(this.host, Lookup.BINDINGS, "a b/c+d&e=ü", 1000L);
+		Answer<BindingView> answer = this.remote.lookup(this.host, Lookup.BINDINGS, "a b/c+d&e=ü", 1000L, null);
 
 		assertThat(answer.entry()).isEqualTo(new BindingView("a b/c+d", "seat-1", 42));
 		assertThat(answer.servedBy()).isEqualTo("b-host:8080");
@@ -123,7 +123,7 @@ class RemoteInstancesTests {
 	void shouldReadNotFoundAsAnAbsentEntryAndKeepUsingTheConnection() {
 		this.status.set(404);
 		for (int i = 0; i < 3; i++) {
-			Answer<BindingView> answer = this.remote.lookup(this.host, Lookup.BINDINGS, "nobody", null);
+			Answer<BindingView> answer = this.remote.lookup(this.host, Lookup.BINDINGS, "nobody", null, null);
 			assertThat(answer.entry()).isNull();
 			assertThat(answer.servedBy()).isEqualTo("b-host:8080");
 		}
@@ -135,7 +135,7 @@ class RemoteInstancesTests {
 		this.status.set(503);
 
 		assertThatExceptionOfType(RemoteInstances.UnavailableException.class)
-			.isThrownBy(() -> this.remote.lookup(this.host, Lookup.BINDINGS, "moving", null))
+			.isThrownBy(() -> this.remote.lookup(this.host, Lookup.BINDINGS, "moving", null, null))
 			.withMessageContaining("answered 503")
 			.matches((ex) -> !ex.silent(), "an answer, if an unhelpful one");
 		assertThat(this.queries).as("asked once").hasSize(1);
@@ -145,7 +145,7 @@ class RemoteInstancesTests {
 	void shouldNotTakeAMissingRouteForAnAbsentEntry() {
 		// the stand-in has no owners lookup, as an instance of a build before the servlet has none: a bare 404
 		assertThatExceptionOfType(RemoteInstances.UnavailableException.class)
-			.isThrownBy(() -> this.remote.lookup(this.host, Lookup.OWNERS, "seat-1", null))
+			.isThrownBy(() -> this.remote.lookup(this.host, Lookup.OWNERS, "seat-1", null, null))
 			.withMessageContaining("answered 404 without " + AnswerHeaders.SERVED_BY);
 	}
 
@@ -168,7 +168,7 @@ class RemoteInstancesTests {
 		this.server.stop(0);
 
 		assertThatExceptionOfType(RemoteInstances.UnavailableException.class)
-			.isThrownBy(() -> this.remote.lookup(this.host, Lookup.BINDINGS, "anyone", null))
+			.isThrownBy(() -> this.remote.lookup(this.host, Lookup.BINDINGS, "anyone", null, null))
 			.withMessageContaining("Cannot reach localhost:" + this.host.port())
 			.matches(RemoteInstances.UnavailableException::silent, "no answer at all");
 	}
