@@ -7,6 +7,7 @@ import java.util.Random;
 
 import io.valueguard.support.BrokerProcess;
 import io.valueguard.support.InstanceProcess;
+import org.jspecify.annotations.Nullable;
 
 import static org.awaitility.Awaitility.await;
 
@@ -54,6 +55,14 @@ record Fault(Kind kind, int instance) {
 			case KILL_BROKER -> "SIGKILL broker, restart after 3 s";
 			case PAUSE_BROKER -> "SIGSTOP broker for 20 s";
 			case BROKER_OUTAGE -> "SIGKILL broker, restart after 60 s";
+		};
+	}
+
+	/** The instance the fault strikes, or null when it strikes the broker. */
+	@Nullable String struck(List<InstanceProcess> instances) {
+		return switch (this.kind) {
+			case KILL_INSTANCE, KILL_INSTANCE_WIPED, PAUSE_INSTANCE -> instances.get(this.instance).name();
+			case KILL_BROKER, PAUSE_BROKER, BROKER_OUTAGE -> null;
 		};
 	}
 
