@@ -123,7 +123,8 @@ public record ValueGuardProperties(@DefaultValue("valueguard") @NotBlank String 
 	 * @param maxThreadReplacements how many dead stream threads a client replaces within
 	 * {@code thread-replacement-window}; one more, and the whole client is restarted instead
 	 * @param threadReplacementWindow the window that {@code max-thread-replacements} counts in
-	 * @param restartBackoff the pause before restarting a client that failed (ERROR), doubled on each failed restart
+	 * @param restartBackoff the pause before restarting a client that failed (ERROR), doubled on each failed restart;
+	 * a client fenced from its group restarts at once, unless it was fenced within the last minute too
 	 * @param maxRestartBackoff the longest pause between restarts
 	 * @param maxRestarts how many restarts in a row may fail (the client reaches ERROR again before RUNNING)
 	 * before liveness goes DOWN and the platform's restart is left as the last resort

@@ -45,6 +45,9 @@ public class StreamThreadFailures {
 	/** Clients that Kafka refused an operation: what it said. */
 	private final Map<String, String> refused = new ConcurrentHashMap<>();
 
+	/** Clients shut down because a thread was fenced from its group, until they start again. */
+	private final Set<String> fenced = ConcurrentHashMap.newKeySet();
+
 	/** Clients that were handed a handler from here: proof that the policy is installed, for tests and diagnostics. */
 	private final Set<String> installed = ConcurrentHashMap.newKeySet();
 
@@ -56,6 +59,8 @@ public class StreamThreadFailures {
 	/** A handler for one client's threads, with its own count of replacements. */
 	StreamsUncaughtExceptionHandler handlerFor(String applicationId) {
 		this.installed.add(applicationId);
+		// a client starting: whatever shut the last one down is its predecessor's story
+		this.fenced.remove(applicationId);
 		Deque<Long> replacements = new ArrayDeque<>();
 		return (exception) -> {
 			String cause = describe(exception);
@@ -74,6 +79,7 @@ public class StreamThreadFailures {
 						+ "member joined with its static id (group.instance.id, from valueguard.instance-name). "
 						+ "Restarting the client so that its threads rejoin under their own ids; if this repeats, two "
 						+ "live instances share one name: " + cause);
+				this.fenced.add(applicationId);
 				return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
 			}
 			if (causeOf(exception, Error.class) != null) {
@@ -113,6 +119,11 @@ public class StreamThreadFailures {
 	/** What Kafka said when it refused the client an operation, or null when it never did. */
 	@Nullable String refusal(String applicationId) {
 		return this.refused.get(applicationId);
+	}
+
+	/** Whether the client was shut down because a thread was fenced from its group, and has not started since. */
+	boolean fenced(String applicationId) {
+		return this.fenced.contains(applicationId);
 	}
 
 	/** The first error of the given type in the exception's chain of causes, or null. */

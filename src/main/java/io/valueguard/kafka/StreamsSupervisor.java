@@ -16,6 +16,7 @@ import org.apache.commons.logging.LogFactory;
 import org.apache.kafka.streams.KafkaStreams;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.event.ContextClosedEvent;
@@ -23,10 +24,14 @@ import org.springframework.kafka.config.StreamsBuilderFactoryBean;
 import org.springframework.stereotype.Component;
 
 /**
- * Keeps both streams clients alive without a process restart. Every second it looks at each client: a client in
+ * Keeps both streams clients alive without a process restart. Four times a second it looks at each client: a client in
  * ERROR is restarted (a new {@link KafkaStreams} on the same topology and state directory) after
  * {@code valueguard.streams.restart-backoff}, doubled after each restart that fails, up to
- * {@code max-restart-backoff}. A restart has failed when the client reaches ERROR again before RUNNING. After
+ * {@code max-restart-backoff}. A restart has failed when the client reaches ERROR again before RUNNING. A client shut
+ * down because a thread was fenced from its group is restarted at once, unless it was fenced within the last
+ * {@link #FENCES_APART} too: the restart itself is the cure (its threads rejoin under their own static ids), and
+ * waiting only keeps its partitions unprocessed; fences that repeat, as when two live instances share one name, wait
+ * their backoff like any failure. After
  * {@code max-restarts} failed restarts in a row the client counts as given up, so liveness goes DOWN and the platform
  * may restart the process; the supervisor still keeps trying, so an instance run by hand comes back by itself.
  */
@@ -35,7 +40,11 @@ public class StreamsSupervisor implements SmartLifecycle, ApplicationListener<Co
 
 	private static final Log logger = LogFactory.getLog(StreamsSupervisor.class);
 
-	private static final Duration CHECK_INTERVAL = Duration.ofSeconds(1);
+	/** How often each client is looked at: a client in ERROR processes nothing until it is seen. */
+	static final Duration CHECK_INTERVAL = Duration.ofMillis(250);
+
+	/** How long after restarting a fenced client another fence of it waits its backoff. */
+	static final Duration FENCES_APART = Duration.ofMinutes(1);
 
 	/** What the supervisor knows of one client; touched by its own thread only, read by health checks. */
 	private static final class Watch {
@@ -48,6 +57,9 @@ public class StreamsSupervisor implements SmartLifecycle, ApplicationListener<Co
 
 		volatile long restarts;
 
+		/** When the client was last restarted at once after a fence; 0: never. */
+		volatile long fenceRestartNanos;
+
 	}
 
 	private final StreamsClients clients;
@@ -58,12 +70,22 @@ public class StreamsSupervisor implements SmartLifecycle, ApplicationListener<Co
 
 	private final Map<String, Watch> watches = new ConcurrentHashMap<>();
 
+	private final Duration checkInterval;
+
 	private volatile @Nullable ScheduledExecutorService executor;
 
+	@Autowired
 	public StreamsSupervisor(StreamsClients clients, StreamThreadFailures failures, ValueGuardProperties properties) {
+		this(clients, failures, properties, CHECK_INTERVAL);
+	}
+
+	/** With the clients looked at every {@code checkInterval}: tests drive the checks themselves. */
+	StreamsSupervisor(StreamsClients clients, StreamThreadFailures failures, ValueGuardProperties properties,
+			Duration checkInterval) {
 		this.clients = clients;
 		this.failures = failures;
 		this.settings = properties.streams();
+		this.checkInterval = checkInterval;
 	}
 
 	/**
@@ -89,7 +111,7 @@ public class StreamsSupervisor implements SmartLifecycle, ApplicationListener<Co
 			thread.setDaemon(true);
 			return thread;
 		});
-		scheduler.scheduleWithFixedDelay(this::checkAll, CHECK_INTERVAL.toMillis(), CHECK_INTERVAL.toMillis(),
+		scheduler.scheduleWithFixedDelay(this::checkAll, this.checkInterval.toMillis(), this.checkInterval.toMillis(),
 				TimeUnit.MILLISECONDS);
 		this.executor = scheduler;
 	}
@@ -157,6 +179,13 @@ public class StreamsSupervisor implements SmartLifecycle, ApplicationListener<Co
 			return;
 		}
 		long now = System.nanoTime();
+		if (previous != KafkaStreams.State.ERROR && watch.failedRestarts == 0 && this.failures.fenced(applicationId)
+				&& (watch.fenceRestartNanos == 0 || now - watch.fenceRestartNanos > FENCES_APART.toNanos())) {
+			// the restart is the cure: its threads rejoin under their own static ids (its WARN names the fence)
+			watch.fenceRestartNanos = now;
+			restart(factory, applicationId, watch);
+			return;
+		}
 		if (previous != KafkaStreams.State.ERROR || watch.restartAtNanos == 0) {
 			Duration backoff = backoff(watch.failedRestarts);
 			watch.restartAtNanos = now + backoff.toNanos();

@@ -1,5 +1,6 @@
 package io.valueguard.kafka;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -46,10 +47,16 @@ class StreamsSupervisorTests {
 		given(this.factory.isRunning()).willReturn(true);
 		given(this.clients.all()).willReturn(List.of(this.factory));
 		// no backoff, two failed restarts allowed: the test drives the checks itself
-		this.supervisor = new StreamsSupervisor(this.clients, this.failures,
-				TestProperties.of(Map.of("valueguard.streams.restart-backoff", "0s",
-						"valueguard.streams.max-restarts", 2)));
-		this.supervisor.start();
+		this.supervisor = supervisor("0s");
+	}
+
+	private StreamsSupervisor supervisor(String restartBackoff) {
+		StreamsSupervisor supervisor = new StreamsSupervisor(this.clients, this.failures,
+				TestProperties.of(Map.of("valueguard.streams.restart-backoff", restartBackoff,
+						"valueguard.streams.max-restarts", 2)),
+				Duration.ofHours(1));
+		supervisor.start();
+		return supervisor;
 	}
 
 	@AfterEach
@@ -129,12 +136,7 @@ class StreamsSupervisorTests {
 	@Test
 	void shouldRestartWholeClientWhenAThreadIsFencedFromItsGroup() {
 		var handler = this.failures.handlerFor(KEYS);
-		RuntimeException fenced = new RuntimeException("Unexpected error in poll",
-				new org.apache.kafka.common.errors.FencedInstanceIdException(
-						"The broker rejected this static consumer since another consumer with the same "
-								+ "group.instance.id has registered with a different member.id."));
-
-		assertThat(handler.handle(fenced)).as("first death, yet no replacement thread under a new static id")
+		assertThat(handler.handle(fenced())).as("first death, yet no replacement thread under a new static id")
 			.isEqualTo(StreamThreadExceptionResponse.SHUTDOWN_CLIENT);
 		assertThat(this.failures.lastCause(KEYS)).contains("FencedInstanceIdException");
 		given(this.streams.state()).willReturn(KafkaStreams.State.ERROR);
@@ -144,6 +146,52 @@ class StreamsSupervisorTests {
 		verify(this.factory, times(1)).stop();
 		verify(this.factory, times(1)).start();
 		assertThat(this.supervisor.gaveUp(KEYS)).isFalse();
+	}
+
+	/**
+	 * A fence is cured by the restart itself (the client's threads rejoin under their own static ids), so the first
+	 * in a while restarts at once; one that repeats within a minute, as when two live instances share a name, waits
+	 * its backoff like any failure.
+	 */
+	@Test
+	void shouldRestartAFencedClientAtOnceAndAFenceThatRepeatsAfterItsBackoff() {
+		this.supervisor.stop();
+		StreamsSupervisor patient = supervisor("1h");
+		try {
+			assertThat(this.failures.handlerFor(KEYS).handle(fenced()))
+				.isEqualTo(StreamThreadExceptionResponse.SHUTDOWN_CLIENT);
+			given(this.streams.state()).willReturn(KafkaStreams.State.ERROR);
+			patient.checkAll();
+			verify(this.factory, times(1)).stop();
+			verify(this.factory, times(1)).start();
+
+			given(this.streams.state()).willReturn(KafkaStreams.State.RUNNING);
+			patient.checkAll();
+			// the restarted client starts with a handler of its own, and is fenced again
+			this.failures.handlerFor(KEYS).handle(fenced());
+			given(this.streams.state()).willReturn(KafkaStreams.State.ERROR);
+			patient.checkAll();
+			patient.checkAll();
+			verify(this.factory, times(1)).stop();
+
+			// any other failure waits its backoff too
+			given(this.streams.state()).willReturn(KafkaStreams.State.RUNNING);
+			patient.checkAll();
+			this.failures.handlerFor(KEYS).handle(new RuntimeException(new OutOfMemoryError("Java heap space")));
+			given(this.streams.state()).willReturn(KafkaStreams.State.ERROR);
+			patient.checkAll();
+			verify(this.factory, times(1)).stop();
+		}
+		finally {
+			patient.stop();
+		}
+	}
+
+	private static RuntimeException fenced() {
+		return new RuntimeException("Unexpected error in poll",
+				new org.apache.kafka.common.errors.FencedInstanceIdException(
+						"The broker rejected this static consumer since another consumer with the same "
+								+ "group.instance.id has registered with a different member.id."));
 	}
 
 	@Test
