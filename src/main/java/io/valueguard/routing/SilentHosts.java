@@ -16,7 +16,7 @@ import org.apache.kafka.streams.state.HostInfo;
  */
 final class SilentHosts {
 
-	/** Long enough to outlast a session timeout, which is how long a frozen instance keeps its partitions. */
+	/** Longer than Kafka's default session timeout (45 s): how long a frozen instance keeps its partitions. */
 	static final long FORGET_AFTER_NANOS = 60_000_000_000L;
 
 	private final Map<HostInfo, Long> silentSince = new ConcurrentHashMap<>();
