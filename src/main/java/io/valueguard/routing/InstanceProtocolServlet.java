@@ -32,8 +32,8 @@ import org.springframework.http.MediaType;
  * <li>{@code GET /internal/instance}: this instance's report for {@code /api/instances}.</li>
  * </ul>
  * Every answer names the instance in {@link AnswerHeaders#SERVED_BY}; a stale read says so as the public endpoints
- * do. 400 for a malformed request, 503 when this instance cannot answer for the partition within the retry budget
- * (the asking instance then asks again with fresh metadata); errors are problem bodies. A plain servlet beside Spring
+ * do. 400 for a malformed request, 503 at once when this instance cannot answer for the partition now (the asking
+ * instance then asks again with fresh metadata, within its own retry budget); errors are problem bodies. A plain servlet beside Spring
  * MVC, because a forward is the same lookup twice and MVC's dispatch would cost the answering instance more than the
  * lookup itself.
  */

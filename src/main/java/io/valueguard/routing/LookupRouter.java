@@ -292,7 +292,7 @@ public class LookupRouter {
 	private <V, T> Answer<T> lookup(Lookup<V, T> lookup, String key, @Nullable Long maxLag, boolean forwarded) {
 		long start = System.nanoTime();
 		try {
-			Answer<T> answer = retrying(lookup, key, maxLag, forwarded);
+			Answer<T> answer = forwarded ? once(lookup, key, maxLag) : retrying(lookup, key, maxLag);
 			String route = answer.servedBy().equals(Hosts.name(this.clients.self())) ? "local" : "forwarded";
 			this.metrics.record(lookup.store(), route, (answer.entry() != null) ? "found" : "not_found",
 					System.nanoTime() - start);
@@ -304,9 +304,29 @@ public class LookupRouter {
 		}
 	}
 
-	private <V, T> Answer<T> retrying(Lookup<V, T> lookup, String key, @Nullable Long maxLag, boolean forwarded) {
+	private <V, T> Answer<T> retrying(Lookup<V, T> lookup, String key, @Nullable Long maxLag) {
 		return RetryBudget.retryUntil(this.properties, lookup.store(),
-				(deadline) -> attempt(lookup, key, maxLag, forwarded, deadline));
+				(deadline) -> attempt(lookup, key, maxLag, false, deadline));
+	}
+
+	/**
+	 * A lookup another instance forwarded here: one try, and a 503 at once when this instance cannot answer for the
+	 * key's partition now. The asking instance retries within its own budget, with fresh metadata that may send it
+	 * elsewhere, and waits for this answer no longer than its read timeout, which retries here could outlast: it
+	 * would then take a live instance for a silent one.
+	 */
+	private <V, T> Answer<T> once(Lookup<V, T> lookup, String key, @Nullable Long maxLag) {
+		String problem = "this instance holds no store of the key's partition that may answer";
+		try {
+			Answer<T> answer = attempt(lookup, key, maxLag, true, System.nanoTime());
+			if (answer != null) {
+				return answer;
+			}
+		}
+		catch (InvalidStateStoreException ex) {
+			problem = ex.getMessage();
+		}
+		throw new StoreUnavailableException(lookup.store(), problem);
 	}
 
 	/** One try, within the budget that ends at {@code deadline}: an answer, or null when nobody can answer now. */

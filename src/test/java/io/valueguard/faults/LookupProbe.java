@@ -11,7 +11,7 @@ import io.valueguard.support.ApiClient;
 import io.valueguard.support.InstanceProcess;
 
 /**
- * Asks every instance that is up, a few times a second, what it has for one key and one value of each partition,
+ * Asks every instance that is up, about twice a second, what it has for one key and one value of each partition,
  * strictly and with {@code ?maxLag=1000}, and writes a claim through REST now and then; each instance and kind in a
  * loop of its own. Every answer is kept with its
  * time, so that each fault's window of unavailability can be read off afterwards, and so that no answer of 500 goes
@@ -47,7 +47,8 @@ final class LookupProbe implements AutoCloseable {
 
 	}
 
-	private static final Duration ROUND = Duration.ofMillis(300);
+	/** Each loop's pace: together about the load of the single loop that asked every kind in turn before. */
+	private static final Duration ROUND = Duration.ofMillis(600);
 
 	private final List<InstanceProcess> instances;
 

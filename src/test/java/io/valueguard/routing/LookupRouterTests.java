@@ -121,8 +121,24 @@ class LookupRouterTests {
 	void shouldNeverForwardAgainWhenRequestWasForwarded() {
 		assertThatExceptionOfType(StoreUnavailableException.class)
 			.isThrownBy(() -> router(Duration.ZERO).forwarded(Lookup.BINDINGS, "alice", null))
-			.withMessageContaining("could not answer within 300 ms");
+			.withMessageContaining("cannot answer here now");
 		verify(this.remote, times(0)).lookup(any(), any(), any(), any(), any());
+	}
+
+	/**
+	 * The asking instance waits for a forwarded lookup no longer than its read timeout, shorter than the budget, and
+	 * retries itself with fresh metadata: a forwarded lookup that cannot be answered here answers 503 at once.
+	 */
+	@Test
+	@SuppressWarnings("unchecked")
+	void shouldTryAForwardedLookupOnceAndLeaveRetriesToTheAskingInstance() {
+		given(this.streams.queryMetadataForKey(eq("bindings"), eq("alice"), any(Serializer.class)))
+			.willReturn(KeyQueryMetadata.NOT_AVAILABLE);
+
+		assertThatExceptionOfType(StoreUnavailableException.class)
+			.isThrownBy(() -> router(Duration.ZERO).forwarded(Lookup.BINDINGS, "alice", null));
+
+		verify(this.streams, times(1)).queryMetadataForKey(eq("bindings"), eq("alice"), any(Serializer.class));
 	}
 
 	@Test
