@@ -467,14 +467,19 @@ public class LookupRouter {
 
 	/**
 	 * Forwards one lookup, waiting for its answer no longer than the budget has left, and notes whether the host
-	 * answered at all.
+	 * answered at all. A host that was silent lately is waited for no longer than the connect timeout: it is asked
+	 * only when no other could answer, and an instance that runs again answers a lookup in milliseconds, while a
+	 * frozen one would keep the caller the whole read timeout on every try.
 	 */
 	private <T> Answer<T> ask(HostInfo host, Lookup<?, T> lookup, String key, @Nullable Long maxLag, long deadline) {
 		long now = System.nanoTime();
-		Duration left = Duration.ofNanos(deadline - now);
-		boolean cut = left.compareTo(this.properties.readTimeout()) < 0;
+		Duration wait = Duration.ofNanos(deadline - now);
+		if (this.silent.isSilent(host, now) && this.properties.connectTimeout().compareTo(wait) < 0) {
+			wait = this.properties.connectTimeout();
+		}
+		boolean cut = wait.compareTo(this.properties.readTimeout()) < 0;
 		try {
-			Answer<T> answer = this.remote.lookup(host, lookup, key, maxLag, cut ? left : null);
+			Answer<T> answer = this.remote.lookup(host, lookup, key, maxLag, cut ? wait : null);
 			this.silent.answered(host);
 			return answer;
 		}
@@ -486,7 +491,7 @@ public class LookupRouter {
 			else if (!(cut && ex.timedOut())) {
 				this.silent.silent(host, System.nanoTime());
 			}
-			// a wait the budget cut short says nothing of the host either way: only a whole read timeout counts
+			// a wait cut short says nothing of the host either way: only a whole read timeout counts
 			throw ex;
 		}
 	}

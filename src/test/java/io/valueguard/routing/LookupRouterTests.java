@@ -250,6 +250,28 @@ class LookupRouterTests {
 		lookupOn(verify(this.remote, times(2)), ACTIVE, Lookup.BINDINGS, "alice", 100L);
 	}
 
+	/**
+	 * A host that gave no answer is asked again, when nothing else can answer, for no longer than the connect timeout:
+	 * running again, it answers in milliseconds; still frozen, it would keep every try the whole read timeout.
+	 */
+	@Test
+	void shouldWaitForASilentHostNoLongerThanTheConnectTimeout() {
+		ArgumentCaptor<Duration> waits = ArgumentCaptor.forClass(Duration.class);
+		given(this.remote.lookup(eq(ACTIVE), eq(Lookup.BINDINGS), eq("alice"), isNull(), waits.capture()))
+			.willThrow(readTimedOut(ACTIVE));
+		QueryProperties properties = TestProperties.query(Map.of("retry-budget", "400ms", "retry-backoff", "20ms",
+				"read-timeout", "200ms", "connect-timeout", "50ms"));
+		LookupRouter router = new LookupRouter(this.clients, this.lags, this.remote, properties,
+				new LookupMetrics(new SimpleMeterRegistry()));
+
+		assertThatExceptionOfType(StoreUnavailableException.class).isThrownBy(() -> router.binding("alice", null));
+
+		assertThat(waits.getAllValues()).hasSizeGreaterThan(1);
+		assertThat(waits.getAllValues().get(0)).as("the whole read timeout, the first time").isNull();
+		assertThat(waits.getAllValues().subList(1, waits.getAllValues().size()))
+			.allSatisfy((wait) -> assertThat(wait).isNotNull().isLessThanOrEqualTo(Duration.ofMillis(50)));
+	}
+
 	@Test
 	void shouldKeepAHostSilentThroughAWaitTheBudgetCutShort() {
 		given(lookupOn(this.remote, ACTIVE, Lookup.BINDINGS, "alice", null)).willThrow(readTimedOut(ACTIVE));
