@@ -107,6 +107,8 @@ final class LookupProbe implements AutoCloseable {
 	}
 
 	private void probe(InstanceProcess instance, Kind kind) {
+		// a client of its own each round: a kept-alive connection to an instance killed and restarted meanwhile would
+		// fail the next write (not retried, not idempotent) and count as the instance's failure, not the service's
 		ApiClient api = new ApiClient(instance.port(), Duration.ofSeconds(15));
 		switch (kind) {
 			case STRICT -> this.paths.forEach((path) -> ask(instance, kind, path, () -> api.get(path)));
