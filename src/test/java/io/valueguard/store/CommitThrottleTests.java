@@ -43,6 +43,19 @@ class CommitThrottleTests {
 	}
 
 	@Test
+	void shouldCountACommitFromTheLatestTimeATaskOfTheThreadTold() {
+		// task 1 processes a claim at 1,000 and asks; task 2 processed nothing since 600, and its clock says so
+		this.throttle.processing(1_000, 998, INTERVAL);
+		assertThat(this.throttle.commitNow(1_000, INTERVAL)).isTrue();
+		this.throttle.committing(1_000);
+		this.throttle.committing(600);
+		this.throttle.processing(1_030, 1_010, INTERVAL);
+
+		assertThat(this.throttle.commitNow(1_030, INTERVAL)).isFalse();
+		assertThat(this.throttle.nextAllowed(1_030, INTERVAL)).isEqualTo(1_000 + INTERVAL / 2);
+	}
+
+	@Test
 	void shouldNotSpendItsCommitAtAFixedPhase() {
 		// asked at 0, again at 50: two commits in one interval, each half an interval after the one before
 		promptCommitEnded(this.throttle, 30, 28);
