@@ -27,6 +27,8 @@
 #   WAITERS=400 BASELINE_JAR=/tmp/valueguard-before.jar scripts/claim-latency.sh 20
 #   VALUEGUARD_ARGS="--spring.cloud.stream.kafka.streams.binder.configuration.commit.interval.ms=25" \
 #     RATE=5 scripts/claim-latency.sh        # more arguments for every instance (split at spaces), to try a setting
+#   POLICIES=first-wins scripts/claim-latency.sh 1000   # one policy only (default: latest-wins first-wins); with
+#                                                       # 200 claims the p99 is the second slowest, so it swings
 set -euo pipefail
 cd "$(dirname "$0")/.."
 claims="${1:-100}"
@@ -207,7 +209,7 @@ echo "# $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $claims claims per measurem
 jars=("$jar")
 if [ -n "${BASELINE_JAR:-}" ]; then jars=("$BASELINE_JAR" "$jar"); fi
 for measured in "${jars[@]}"; do
-for policy in latest-wins first-wins; do
+for policy in ${POLICIES:-latest-wins first-wins}; do
   rm -rf "$work/kafka" "$work/state" "$work/state-b"
   java -Xmx1g -jar "$measured" --server.port=18080 --valueguard.embedded-kafka.port=19092 \
     --valueguard.embedded-kafka.log-dir="$work/kafka" --valueguard.state-dir="$work/state" \

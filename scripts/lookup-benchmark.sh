@@ -26,13 +26,21 @@
 # shared machine, the secured phase also starts an open instance of its own (C, application id bench-open) beside the
 # secured ones, and measures local lookups open (C), with a bearer token and with Basic (A) in ROUNDS (default 3)
 # alternating rounds: the ratios to read are the medians of that table. OPEN_PHASE=0 leaves the open phase out.
+#
+# JAR=<path> measures that jar instead of building and packaging this checkout: run it for an earlier build and then
+# for this one, one right after the other, and compare the ratios of the two runs (forwarded to local), not their
+# requests/s.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-15}"
 warmup="${2:-30}"
 command -v wrk >/dev/null || { echo "wrk is needed: apt-get install wrk" >&2; exit 1; }
-./mvnw -B -ntp -q package -DskipTests
-jar=$(ls target/valueguard-*.jar | head -1)
+if [ -n "${JAR:-}" ]; then
+  jar="$JAR"
+else
+  ./mvnw -B -ntp -q package -DskipTests
+  jar=$(ls target/valueguard-*.jar | head -1)
+fi
 work=$(mktemp -d)
 kafka_port=19092
 pin_a=(); pin_b=()
