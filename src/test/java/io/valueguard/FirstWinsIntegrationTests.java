@@ -196,6 +196,12 @@ class FirstWinsIntegrationTests {
 
 		ApiClient.Reply newcomer = apis.get(1).claim("newcomer", address, "30s");
 		assertThat(newcomer.json().get("outcome").asString()).as(newcomer.body()).isEqualTo("BOUND");
+		// the answer is never ahead of the key's own record: read at once, from any instance, the binding is there
+		for (ApiClient api : apis) {
+			ApiClient.Reply binding = api.binding("newcomer");
+			assertThat(binding.status()).as(binding.body()).isEqualTo(200);
+			assertThat(binding.json().get("value").asString()).isEqualTo(address);
+		}
 		ApiClient.Reply again = apis.get(2).claim(refused, address, "30s");
 		assertThat(again.json().get("outcome").asString()).as(again.body()).isEqualTo("LOST");
 		assertThat(again.json().get("owner").get("key").asString()).isEqualTo("newcomer");

@@ -16,7 +16,6 @@ import io.valueguard.config.ClaimPolicy;
 import io.valueguard.config.QueryProperties;
 import io.valueguard.config.ValueGuardProperties;
 import io.valueguard.messages.RulingBell;
-import io.valueguard.owners.ClaimOrder;
 import io.valueguard.routing.ClaimView;
 import io.valueguard.routing.LookupRouter;
 import io.valueguard.routing.OwnerView;
@@ -32,12 +31,17 @@ import org.springframework.stereotype.Component;
  * latest claim from the bindings store (where the key stage records it with its effective timestamp) and the value's
  * top claim from the owners store (the authority), wherever the two live, until they show the outcome:
  * <ul>
- * <li>the key's claim of the value is the value's top claim (latest-wins) or holder (first-wins): BOUND;</li>
- * <li>the key lost that claim (evicted or refused), or under latest-wins the value's top claim is greater than it:
- * LOST, with who holds it;</li>
- * <li>otherwise the value stage has not ruled yet, and it looks again until the wait is over.</li>
+ * <li>latest-wins: the key's claim of the value is the value's top claim: BOUND; the key's record shows the claim lost
+ * (evicted or refused): LOST, with who holds the value;</li>
+ * <li>first-wins: the key's record shows the ruling, which reaches it as a verdict from the value stage: BOUND once
+ * granted, LOST once refused, with who holds the value;</li>
+ * <li>otherwise the ruling has not reached the key yet, and it looks again until the wait is over.</li>
  * </ul>
- * Under first-wins a greater holder says nothing: the holder may let go before the claim arrives.
+ * The answer is never ahead of the key's own record, so that a caller who reads its binding right after the answer
+ * ({@code GET /api/bindings/{key}}) sees what it was told. Under first-wins that waits for the grant to travel back,
+ * one commit of the value stage more than the value's holder shows it: answered from the holder alone, 296 of 300
+ * such reads right after a BOUND found no binding (2026-12-04). A greater holder says nothing under first-wins either:
+ * the holder may let go before the claim arrives.
  * <p>
  * The looking is done by one {@link WaitLoop} for all waiting requests together, so that its cost does not grow with
  * their number.
@@ -246,7 +250,12 @@ class ClaimRulings implements SmartLifecycle, AutoCloseable {
 
 		@Override
 		@Nullable String holderNeeded(@Nullable ClaimView claim) {
-			return applied(claim) ? this.receipt.value() : null;
+			if (!applied(claim)) {
+				return null;
+			}
+			// under first-wins the key's record decides, and the holder is only named when the claim was refused
+			return (!ClaimRulings.this.firstWins || (!claim.pending() && !claim.bound())) ? this.receipt.value()
+					: null;
 		}
 
 		/** The key stage has applied this record once the key's claim is of this value, at its time or later. */
@@ -302,21 +311,18 @@ class ClaimRulings implements SmartLifecycle, AutoCloseable {
 	}
 
 	private @Nullable Ruling rule(ClaimView claim, @Nullable OwnerView owner) {
-		String value = claim.value();
-		if (owner != null && owner.key().equals(claim.key()) && owner.timestamp() == claim.timestamp()) {
-			return new Ruling(claim.key(), value, claim.timestamp(), Ruling.Outcome.BOUND,
-					new Ruling.Holder(owner.key(), owner.timestamp()));
-		}
 		if (this.firstWins) {
 			return firstWinsRule(claim, owner);
 		}
-		if (owner != null
-				&& ClaimOrder.compare(owner.timestamp(), owner.key(), claim.timestamp(), claim.key()) > 0) {
-			return new Ruling(claim.key(), value, claim.timestamp(), Ruling.Outcome.LOST,
+		String value = claim.value();
+		if (claim.bound() && owner != null && owner.key().equals(claim.key())
+				&& owner.timestamp() == claim.timestamp()) {
+			return new Ruling(claim.key(), value, claim.timestamp(), Ruling.Outcome.BOUND,
 					new Ruling.Holder(owner.key(), owner.timestamp()));
 		}
 		if (!claim.bound()) {
-			// evicted, and the claim that took the value has been released since: nobody holds it now
+			// evicted or refused; a greater top claim alone does not answer, the key has to know it lost first. With
+			// no holder the claim that took the value has been released since: nobody holds it now
 			return new Ruling(claim.key(), value, claim.timestamp(), Ruling.Outcome.LOST,
 					(owner != null) ? new Ruling.Holder(owner.key(), owner.timestamp()) : null);
 		}

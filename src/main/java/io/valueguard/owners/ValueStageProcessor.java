@@ -161,8 +161,9 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 		}
 		boolean waitedFor = CommandBatch.isWaitedFor(record.headers());
 		if (waitedFor) {
-			// the owners store shows the ruling now, before the commit: a caller waiting for it need not wait longer
-			// (a ruling is a fold over committed commands, so a replay after a failure makes the same one)
+			// the owners store shows the ruling now, before the commit: a latest-wins caller waiting for a BOUND need
+			// not wait longer (a ruling is a fold over committed commands, so a replay after a failure makes the same
+			// one); a first-wins ruling and a refusal are answered once their verdict has reached the key
 			this.bell.ring();
 		}
 		if (travelsBack && waitedFor) {

@@ -257,6 +257,59 @@ class ClaimRulingsTests {
 	}
 
 	@Test
+	void shouldAnswerALostClaimOnlyOnceTheKeyKnowsItLost() {
+		// latest-wins: a greater claim holds the value, and the eviction is on its way to bob's key stage
+		this.claims.put("bob", new ClaimView("bob", "phone", 100, true, false, false));
+		this.owners.put("phone", new OwnerView("phone", "alice", 200));
+		CompletableFuture<@Nullable Ruling> ruling = this.rulings.ruling(receipt("bob", "phone", 100),
+				Duration.ofSeconds(5));
+		await().until(() -> this.holderBatches.size() >= 2);
+		assertThat(ruling).isNotDone();
+
+		// a caller told LOST who reads bob's binding then finds none
+		this.claims.put("bob", new ClaimView("bob", "phone", 100, false, false, false));
+
+		assertThat(ruling).succeedsWithin(Duration.ofSeconds(5))
+			.satisfies((lost) -> assertThat(lost.outcome()).isEqualTo(Ruling.Outcome.LOST))
+			.satisfies((lost) -> assertThat(lost.owner()).isEqualTo(new Ruling.Holder("alice", 200)));
+	}
+
+	@Test
+	void shouldAnswerAFirstWinsGrantOnlyOnceTheKeyStageHasIt() {
+		try (ClaimRulings firstWins = firstWins()) {
+			// the value stage granted it, and the grant is on its way back to the key stage
+			this.claims.put("alice", new ClaimView("alice", "phone", 100, false, true, false));
+			this.owners.put("phone", new OwnerView("phone", "alice", 100));
+			CompletableFuture<@Nullable Ruling> ruling = firstWins.ruling(receipt("alice", "phone", 100),
+					Duration.ofSeconds(5));
+			await().until(() -> this.claimBatches.size() >= 2);
+			assertThat(ruling).isNotDone();
+			// a pending claim's holder decides nothing under first-wins: not looked up
+			assertThat(this.holderBatches).isEmpty();
+
+			// a caller told BOUND who reads alice's binding then finds it
+			this.claims.put("alice", new ClaimView("alice", "phone", 100, true, false, false));
+
+			assertThat(ruling).succeedsWithin(Duration.ofSeconds(5))
+				.satisfies((bound) -> assertThat(bound.outcome()).isEqualTo(Ruling.Outcome.BOUND))
+				.satisfies((bound) -> assertThat(bound.owner()).isEqualTo(new Ruling.Holder("alice", 100)));
+		}
+	}
+
+	@Test
+	void shouldNameTheHolderOfAFirstWinsClaimThatWasRefused() {
+		try (ClaimRulings firstWins = firstWins()) {
+			this.claims.put("bob", new ClaimView("bob", "phone", 300, false, false, false));
+			this.owners.put("phone", new OwnerView("phone", "alice", 100));
+
+			Ruling ruling = firstWins.ruling(receipt("bob", "phone", 300), Duration.ofSeconds(5)).join();
+
+			assertThat(ruling.outcome()).isEqualTo(Ruling.Outcome.LOST);
+			assertThat(ruling.owner()).isEqualTo(new Ruling.Holder("alice", 100));
+		}
+	}
+
+	@Test
 	void shouldLookAgainAfterAStoreWasUnavailable() {
 		this.unavailable.set(3);
 		this.claims.put("alice", new ClaimView("alice", null, 100, false, false, false));
@@ -302,6 +355,11 @@ class ClaimRulingsTests {
 		int rounds = this.claimBatches.size();
 		Thread.sleep(200);
 		assertThat(this.claimBatches).hasSize(rounds);
+	}
+
+	private ClaimRulings firstWins() {
+		return new ClaimRulings(this.router, TestProperties.query(Map.of()),
+				TestProperties.of(Map.of("valueguard.policy", "first-wins")), this.bell, new SimpleMeterRegistry());
 	}
 
 	private double waits(String outcome) {
