@@ -11,6 +11,7 @@ import io.valueguard.messages.ForeignRecords;
 import io.valueguard.messages.KeyPartitions;
 import io.valueguard.messages.OwnerCommand;
 import io.valueguard.messages.RulingBell;
+import io.valueguard.messages.SentAt;
 import io.valueguard.messages.VerdictBatch;
 import io.valueguard.store.CommitThrottle;
 import io.valueguard.store.Outbox;
@@ -126,14 +127,16 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 		this.stores.sweep(context, this.retention, claims, this.stage::forgettable, this.events::forgottenBindings);
 		this.outbox = this.stores.outbox(context);
 		this.outbox.connect(context, (partition, entries, timestamp, waitedFor) -> context.forward(new Record<>(null,
-				new CommandBatch(partition, entries), timestamp, CommandBatch.headers(waitedFor, this.policy)),
+				new CommandBatch(partition, entries), timestamp,
+				SentAt.add(CommandBatch.headers(waitedFor, this.policy))),
 				TO_OWNER_COMMANDS));
 		this.promptCommits.connect(context, this.outbox);
 	}
 
 	@Override
 	public void process(Record<Object, Object> record) {
-		this.promptCommits.processing(record.timestamp());
+		// a verdict batch says when the value stage sent it; a claim entered its topic when it was made
+		this.promptCommits.processing(SentAt.of(record.headers(), record.timestamp()));
 		if (record.value() instanceof Feedback feedback) {
 			applyVerdicts(record, feedback.batch());
 			return;

@@ -9,6 +9,7 @@ import io.valueguard.config.ValueGuardProperties;
 import io.valueguard.messages.CommandBatch;
 import io.valueguard.messages.ForeignRecords;
 import io.valueguard.messages.RulingBell;
+import io.valueguard.messages.SentAt;
 import io.valueguard.messages.VerdictBatch;
 import io.valueguard.store.CommitThrottle;
 import io.valueguard.store.Outbox;
@@ -20,6 +21,7 @@ import io.valueguard.store.Sweep;
 import io.valueguard.store.WriteBehindTable;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -109,8 +111,8 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 		this.context = context;
 		WriteBehindTable<String, Owner> owners = this.stores.connect(context);
 		Outbox<VerdictBatch.Entry> outbox = this.stores.outbox(context);
-		outbox.connect(context, (partition, entries, timestamp, waitedFor) -> context
-			.forward(new Record<>(null, new VerdictBatch(partition, entries), timestamp)));
+		outbox.connect(context, (partition, entries, timestamp, waitedFor) -> context.forward(
+				new Record<>(null, new VerdictBatch(partition, entries), timestamp, SentAt.add(new RecordHeaders()))));
 		this.promptCommits.connect(context, outbox);
 		// a verdict's record time is when the claim that decided it was made; a waiting caller sees the key stage
 		// apply it, before that stage commits, so no verdict batch is marked as waited for
@@ -132,7 +134,7 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 
 	@Override
 	public void process(Record<String, CommandBatch> record) {
-		this.promptCommits.processing(record.timestamp());
+		this.promptCommits.processing(SentAt.of(record.headers(), record.timestamp()));
 		if (record.value() == null) {
 			skipForeign("value");
 			return;

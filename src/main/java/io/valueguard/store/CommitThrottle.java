@@ -26,8 +26,11 @@ import org.jspecify.annotations.Nullable;
  * someone waits for commit on its own, one record per transaction.
  * <p>
  * Behind means that the first record processed after the commit waited in its topic for a quarter of the interval
- * or longer (by its timestamp, the claim's creation), and was made before the commit began or within a quarter of
- * the interval after. A stage that keeps up, as at a few sign-ups a second, processes that record as soon as it
+ * or longer (from when the other stage sent it, for a batch between the stages; from its timestamp, the claim's
+ * creation, for a claim), and entered its topic before the commit began or within a quarter of the interval after.
+ * Timed from the claim, a batch looked behind whenever it had waited for its sender's commit: every first-wins verdict
+ * reached the key stage that way, and a command that had waited for the key stage's commit reached the value stage
+ * that way, and each then held the stage's next prompt commit back for a quarter of an interval (2026-12-04). A stage that keeps up, as at a few sign-ups a second, processes that record as soon as it
  * arrives, often long after the commit ended; counting the quarter from then refused every other claim its prompt
  * commit. And a record made well after the commit began did not wait for it: a command that reaches the value stage
  * late waited for the key stage's commit, while the value stage sat idle, and taking that for a backlog refused every
@@ -97,8 +100,8 @@ public final class CommitThrottle {
 	}
 
 	/**
-	 * The stage processes a record made at {@code created}. The first after a commit began comes once that commit has
-	 * ended, since a stream thread commits between records.
+	 * The stage processes a record that entered its topic at {@code created} (see the class's "behind"). The first
+	 * after a commit began comes once that commit has ended, since a stream thread commits between records.
 	 */
 	public void processing(long now, long created, long interval) {
 		Account account = told(now);

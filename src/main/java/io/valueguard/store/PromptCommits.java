@@ -39,9 +39,12 @@ public final class PromptCommits {
 		outbox.beforeEachCommit(this::committing);
 	}
 
-	/** The task is about to process a record made at {@code created}. */
-	public void processing(long created) {
-		this.throttle.processing(this.context.currentSystemTimeMs(), created, this.interval);
+	/**
+	 * The task is about to process a record that entered its topic at {@code sent}: for a batch from the other stage
+	 * the time that stage sent it, for a claim the time it was made.
+	 */
+	public void processing(long sent) {
+		this.throttle.processing(this.context.currentSystemTimeMs(), sent, this.interval);
 	}
 
 	/** Asks for a commit if the throttle allows one now; otherwise the next commit, whenever it comes, will do. */
