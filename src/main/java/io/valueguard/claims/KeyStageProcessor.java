@@ -135,8 +135,10 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 
 	@Override
 	public void process(Record<Object, Object> record) {
-		// a verdict batch says when the value stage sent it; a claim entered its topic when it was made
-		this.promptCommits.processing(SentAt.of(record.headers(), record.timestamp()));
+		// a claim entered its topic when it was made; a verdict is timed by its claim too, though it waited for both
+		// stages' commits: under load the first record after a commit is often a fresh verdict while claims back up
+		// behind it, and timed from its sending it would switch the guard against a backlog off
+		this.promptCommits.processing(record.timestamp());
 		if (record.value() instanceof Feedback feedback) {
 			applyVerdicts(record, feedback.batch());
 			return;

@@ -6,11 +6,12 @@ import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
 
 /**
- * When a stage sent a batch to the other (its commit began), as a header of the batch: how long the batch then waited
- * in its topic is what tells a stage's commit throttle whether the stage is behind its input. The record's own
- * timestamp is the claim's, which says nothing of that: a command waits for the key stage's commit, and a verdict
- * for both stages', before the receiving stage can read it at all, so timed from the claim every first-wins grant
- * made its value stage look behind and kept its next prompt commit back for a quarter of an interval.
+ * When the key stage sent a command batch (its commit began), as a header of the batch: how long the batch then
+ * waited in its topic is what tells the value stage's commit throttle whether the stage is behind its input. The
+ * record's own timestamp is the claim's, which says nothing of that: a command waits for the key stage's commit
+ * before the value stage can read it at all, so timed from the claim a command made just after the value stage's
+ * last commit began looked like a backlog and kept a first-wins grant's commit back for a quarter of an interval.
+ * Verdict batches go without it: the key stage's guard reads its claims' backlog through them (docs/design.md).
  */
 public final class SentAt {
 

@@ -21,7 +21,6 @@ import io.valueguard.store.Sweep;
 import io.valueguard.store.WriteBehindTable;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -111,8 +110,8 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 		this.context = context;
 		WriteBehindTable<String, Owner> owners = this.stores.connect(context);
 		Outbox<VerdictBatch.Entry> outbox = this.stores.outbox(context);
-		outbox.connect(context, (partition, entries, timestamp, waitedFor) -> context.forward(
-				new Record<>(null, new VerdictBatch(partition, entries), timestamp, SentAt.add(new RecordHeaders()))));
+		outbox.connect(context, (partition, entries, timestamp, waitedFor) -> context
+			.forward(new Record<>(null, new VerdictBatch(partition, entries), timestamp)));
 		this.promptCommits.connect(context, outbox);
 		// a verdict's record time is when the claim that decided it was made; a waiting caller sees the key stage
 		// apply it, before that stage commits, so no verdict batch is marked as waited for
@@ -134,6 +133,8 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 
 	@Override
 	public void process(Record<String, CommandBatch> record) {
+		// a command waited for the key stage's commit before this stage could read it: timed from the claim, that wait
+		// would look like a backlog here
 		this.promptCommits.processing(SentAt.of(record.headers(), record.timestamp()));
 		if (record.value() == null) {
 			skipForeign("value");

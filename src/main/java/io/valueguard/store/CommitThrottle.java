@@ -26,11 +26,11 @@ import org.jspecify.annotations.Nullable;
  * someone waits for commit on its own, one record per transaction.
  * <p>
  * Behind means that the first record processed after the commit waited in its topic for a quarter of the interval
- * or longer (from when the other stage sent it, for a batch between the stages; from its timestamp, the claim's
- * creation, for a claim), and entered its topic before the commit began or within a quarter of the interval after.
- * Timed from the claim, a batch looked behind whenever it had waited for its sender's commit: every first-wins verdict
- * reached the key stage that way, and a command that had waited for the key stage's commit reached the value stage
- * that way, and each then held the stage's next prompt commit back for a quarter of an interval (2026-12-04). A stage that keeps up, as at a few sign-ups a second, processes that record as soon as it
+ * or longer (a command batch from when the key stage sent it; anything else from its timestamp, the claim's
+ * creation), and entered its topic before the commit began or within a quarter of the interval after. Timed from the
+ * claim, a command that had waited for the key stage's commit looked behind to the value stage and held a first-wins
+ * grant's commit back for a quarter of an interval (2026-12-04). Verdicts are still timed from their claim: under
+ * load the key stage's first record after a commit is often a fresh verdict while claims back up behind it. A stage that keeps up, as at a few sign-ups a second, processes that record as soon as it
  * arrives, often long after the commit ended; counting the quarter from then refused every other claim its prompt
  * commit. And a record made well after the commit began did not wait for it: a command that reaches the value stage
  * late waited for the key stage's commit, while the value stage sat idle, and taking that for a backlog refused every

@@ -40,8 +40,8 @@ public final class PromptCommits {
 	}
 
 	/**
-	 * The task is about to process a record that entered its topic at {@code sent}: for a batch from the other stage
-	 * the time that stage sent it, for a claim the time it was made.
+	 * The task is about to process a record that entered its topic at {@code sent}: for a command batch the time the
+	 * key stage sent it, for anything else its timestamp (see {@link CommitThrottle}).
 	 */
 	public void processing(long sent) {
 		this.throttle.processing(this.context.currentSystemTimeMs(), sent, this.interval);

@@ -9,7 +9,6 @@ import java.util.Map;
 
 import io.valueguard.config.ValueGuardProperties;
 import io.valueguard.messages.RulingBell;
-import io.valueguard.messages.SentAt;
 import io.valueguard.messages.Verdict;
 import io.valueguard.messages.VerdictBatch;
 import io.valueguard.store.Outbox;
@@ -17,7 +16,6 @@ import io.valueguard.store.Retention;
 import io.valueguard.store.WriteBehindTable;
 import io.valueguard.support.TaskCommits;
 import io.valueguard.support.TestProperties;
-import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.streams.processor.TaskId;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -171,20 +169,6 @@ class KeyStageProcessorTests {
 	}
 
 	@Test
-	void shouldNotTakeAVerdictThatWaitedForTheValueStagesCommitForABacklog() {
-		ProcessorContext<Object, Object> context = context(0);
-		Processor<Object, Object, Object, Object> processor = started(context);
-		claim(processor, "eve", true, 2_000);
-		// a ruling on a claim made long ago, which the value stage sent at 2,035: 5 ms in its topic, no backlog
-		evict(processor, "ann", 2_040, 2_035);
-
-		// half an interval after the last commit, not a quarter of one after the verdict
-		claim(processor, "fay", true, 2_000 + COMMIT_INTERVAL / 2 + 2);
-		verify(context, times(2)).commit();
-		assertThat(this.commits.punctuations()).isEmpty();
-	}
-
-	@Test
 	void shouldNotAskAgainWhenAScheduledCommitTookTheClaimAlong() {
 		ProcessorContext<Object, Object> context = context(0);
 		Processor<Object, Object, Object, Object> processor = started(context);
@@ -250,19 +234,10 @@ class KeyStageProcessorTests {
 
 	/** Processes, at {@code now} by the wall clock, the value stage's verdict that the key's claim at 10 lost. */
 	private void evict(Processor<Object, Object, Object, Object> processor, String key, long now) {
-		evict(processor, key, now, new RecordHeaders());
-	}
-
-	/** The same, with the time the value stage sent the verdict's batch. */
-	private void evict(Processor<Object, Object, Object, Object> processor, String key, long now, long sentAt) {
-		evict(processor, key, now, SentAt.add(new RecordHeaders(), sentAt));
-	}
-
-	private void evict(Processor<Object, Object, Object, Object> processor, String key, long now, Headers headers) {
 		this.commits.at(now);
 		Verdict verdict = new Verdict("desk-" + key, 10, "zoe", 20, Verdict.Reason.SUPERSEDED, 0);
 		VerdictBatch batch = new VerdictBatch(0, List.of(new VerdictBatch.Entry(key, verdict)));
-		processor.process(new Record<>(null, new KeyStageProcessor.Feedback(batch), 20, headers));
+		processor.process(new Record<>(null, new KeyStageProcessor.Feedback(batch), 20));
 	}
 
 	@SuppressWarnings("unchecked")

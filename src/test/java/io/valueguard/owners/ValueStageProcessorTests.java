@@ -11,6 +11,7 @@ import io.valueguard.config.ValueGuardProperties;
 import io.valueguard.messages.CommandBatch;
 import io.valueguard.messages.OwnerCommand;
 import io.valueguard.messages.RulingBell;
+import io.valueguard.messages.SentAt;
 import io.valueguard.messages.Verdict;
 import io.valueguard.messages.VerdictBatch;
 import io.valueguard.store.Outbox;
@@ -107,6 +108,24 @@ class ValueStageProcessorTests {
 		assertThat(this.commits.punctuations()).containsOnlyKeys(Duration.ofMillis(COMMIT_INTERVAL / 2 - 20));
 
 		this.commits.punctuate(2_000 + COMMIT_INTERVAL / 2);
+		verify(context, times(2)).commit();
+		assertThat(this.commits.punctuations()).isEmpty();
+	}
+
+	@Test
+	void shouldNotTakeACommandThatWaitedForTheKeyStagesCommitForABacklog() {
+		ProcessorContext<String, VerdictBatch> context = context();
+		Processor<String, CommandBatch, String, VerdictBatch> processor = started(context, ClaimPolicy.FIRST_WINS);
+		claim(processor, "ann", "desk-1", true, 2_000);
+
+		// bob's claim, made at 2,010, waited for the key stage's commit, which sent it at 2,045: 15 ms in this topic
+		this.commits.at(2_060);
+		CommandBatch batch = new CommandBatch(0,
+				List.of(new CommandBatch.Entry("desk-2", OwnerCommand.claim("bob", 2_010, 0))));
+		processor.process(new Record<>(null, batch, 2_010,
+				SentAt.add(CommandBatch.headers(true, ClaimPolicy.FIRST_WINS), 2_045)));
+
+		// half an interval after the last commit, not a quarter of one after this command
 		verify(context, times(2)).commit();
 		assertThat(this.commits.punctuations()).isEmpty();
 	}
