@@ -99,16 +99,34 @@ final class Runs {
 		setting.valueGuard().forEach((name, value) -> arguments.add(BINDER + name + "=" + value));
 		arguments.addAll(setting.valueGuardArguments());
 		arguments.addAll(BenchInstances.EXTRA_ARGUMENTS);
-		try (InstanceProcess instance = new InstanceProcess(prefix, work, bootstrapServers, arguments)
-			.jvmOptions(BenchInstances.jvmOptions(work, prefix).toArray(String[]::new))) {
-			if (setting.jar() != null) {
-				instance.jar(setting.jar());
+		List<InstanceProcess> instances = new ArrayList<>();
+		try {
+			// one application: the first instance is named for it, the others after it, each with its own state
+			for (int i = 1; i <= setting.instances(); i++) {
+				InstanceProcess each = new InstanceProcess((i == 1) ? prefix : prefix + "-" + i, work, bootstrapServers,
+						arguments)
+					.jvmOptions(BenchInstances.jvmOptions(work, (i == 1) ? prefix : prefix + "-" + i)
+						.toArray(String[]::new));
+				if (setting.jar() != null) {
+					each.jar(setting.jar());
+				}
+				instances.add(each);
 			}
-			instance.start();
+			InstanceProcess instance = instances.get(0);
+			if (instances.size() > 1 && !workload.exactlyOnce()) {
+				throw new IllegalArgumentException("Several instances are timed under exactly-once only");
+			}
+			// all at once, so that they share the partitions from the first rebalance on
+			instances.forEach(InstanceProcess::start);
+			long[] pids = new long[instances.size() + 1];
+			for (int i = 0; i < instances.size(); i++) {
+				pids[i] = instances.get(i).pid();
+			}
+			pids[instances.size()] = broker.pid();
 			Map<String, Set<String>> inputs = new LinkedHashMap<>();
 			inputs.put(prefix + "-keys", Set.of(workload.topic(), prefix + "-eviction-feedback"));
 			inputs.put(prefix + "-values", Set.of(prefix + "-owner-commands"));
-			CatchUp catchUp = new CatchUp(admin, workload.partitions(), inputs).watching(instance.pid(), broker.pid())
+			CatchUp catchUp = new CatchUp(admin, workload.partitions(), inputs).watching(pids)
 				.countingRequestsOf(broker.pid())
 				.progressOf(prefix + "-keys", workload.topic(), workload.claims())
 				.within(deadline(workload));
@@ -123,18 +141,29 @@ final class Runs {
 			}) {
 				millis = catchUp.time(() -> BenchInstances.running(instance, prefix), null);
 			}
-			Run run = new Run(prefix, workload.claims(), millis, catchUp.cpuSeconds(instance.pid()),
-					catchUp.cpuSeconds(broker.pid()), offsetsWritten(admin, prefix), threadMetric(instance, "commit.total"),
+			double cpuSeconds = 0;
+			long peakResidentMib = -1;
+			for (InstanceProcess each : instances) {
+				cpuSeconds += catchUp.cpuSeconds(each.pid());
+				peakResidentMib = Math.max(peakResidentMib, catchUp.peakResidentMib(each.pid()));
+			}
+			Run run = new Run(prefix, workload.claims(), millis, cpuSeconds, catchUp.cpuSeconds(broker.pid()),
+					offsetsWritten(admin, prefix), threadMetric(instance, "commit.total"),
 					catchUp.threadLoads(instance.pid()), catchUp.threadLoads(broker.pid()),
-					catchUp.lastThreeQuartersMillis(), catchUp.drainMillis(), catchUp.peakResidentMib(instance.pid()),
+					catchUp.lastThreeQuartersMillis(), catchUp.drainMillis(), peakResidentMib,
 					Table.read(bootstrapServers, prefix + ".bindings"), catchUp.brokerRequests());
 			if (afterwards != null) {
 				afterwards.with(instance, prefix, arguments, run);
 			}
-			if (instance.alive()) {
-				instance.stop();
+			for (InstanceProcess each : instances) {
+				if (each.alive()) {
+					each.stop();
+				}
 			}
 			return run;
+		}
+		finally {
+			instances.forEach(InstanceProcess::close);
 		}
 	}
 

@@ -7,10 +7,11 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A row of a throughput benchmark: the Kafka Streams configuration both applications run with, on top of their own
- * defaults, more arguments for ValueGuard, and another build's jar to run instead of this one's, if any.
+ * defaults, more arguments for ValueGuard, another build's jar to run instead of this one's, if any, and how many
+ * ValueGuard instances share the work (one application, its partitions divided among them).
  */
 record Setting(String name, Map<String, String> baseline, Map<String, String> valueGuard,
-		List<String> valueGuardArguments, java.io.@Nullable File jar) {
+		List<String> valueGuardArguments, java.io.@Nullable File jar, int instances) {
 
 	static final Setting DEFAULTS = new Setting("defaults", Map.of(), Map.of());
 
@@ -20,7 +21,12 @@ record Setting(String name, Map<String, String> baseline, Map<String, String> va
 
 	Setting(String name, Map<String, String> baseline, Map<String, String> valueGuard,
 			List<String> valueGuardArguments) {
-		this(name, baseline, valueGuard, valueGuardArguments, null);
+		this(name, baseline, valueGuard, valueGuardArguments, null, 1);
+	}
+
+	/** The defaults on {@code instances} ValueGuard instances. */
+	static Setting onInstances(int instances) {
+		return new Setting("ValueGuard on " + instances + " instances", Map.of(), Map.of(), List.of(), null, instances);
 	}
 
 }

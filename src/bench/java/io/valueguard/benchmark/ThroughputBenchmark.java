@@ -3,6 +3,7 @@ package io.valueguard.benchmark;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -69,6 +70,17 @@ class ThroughputBenchmark {
 	 */
 	private static final List<String> ROW_ARGUMENTS = BenchInstances.spaceSeparated("valueguard.bench.row-arguments");
 
+	/**
+	 * One more row per count, after the others: the defaults on that many instances of one application, which share
+	 * its partitions ({@code -Dvalueguard.bench.instances=2,3}); what adding instances costs per claim. Exactly-once
+	 * only. Their CPU is summed, and their largest resident set is the largest of any one of them.
+	 */
+	private static final List<Integer> INSTANCES = Arrays.stream(System.getProperty("valueguard.bench.instances", "")
+		.split(","))
+		.filter((count) -> !count.isBlank())
+		.map((count) -> Integer.valueOf(count.trim()))
+		.toList();
+
 	@Test
 	void compareWithPlainTable() throws Exception {
 		Path work = BenchInstances.workDirectory("");
@@ -100,11 +112,14 @@ class ThroughputBenchmark {
 			if (!COMPARE_JAR.isBlank()) {
 				compared = settings.size();
 				settings.add(new Setting("ValueGuard from " + COMPARE_JAR, Map.of(), Map.of(), List.of(),
-						new java.io.File(COMPARE_JAR)));
+						new java.io.File(COMPARE_JAR), 1));
 			}
 			if (!ROW_ARGUMENTS.isEmpty()) {
 				settings.add(new Setting("ValueGuard with " + String.join(" ", ROW_ARGUMENTS), Map.of(), Map.of(),
 						ROW_ARGUMENTS));
+			}
+			for (int instances : INSTANCES) {
+				settings.add(Setting.onInstances(instances));
 			}
 			// a fresh broker JVM is still compiling its hot paths: warm it up with one run of each, not reported
 			Runs.baseline(broker, admin, work, WORKLOAD, settings.get(0));
