@@ -73,7 +73,8 @@ class ThroughputBenchmark {
 	/**
 	 * One more row per count, after the others: the defaults on that many instances of one application, which share
 	 * its partitions ({@code -Dvalueguard.bench.instances=2,3}); what adding instances costs per claim. Exactly-once
-	 * only. Their CPU is summed, and their largest resident set is the largest of any one of them.
+	 * only. Their CPU is summed, and their largest resident set is the largest of any one of them; the details' CPU by
+	 * thread and the commits counted are the first instance's.
 	 */
 	private static final List<Integer> INSTANCES = Arrays.stream(System.getProperty("valueguard.bench.instances", "")
 		.split(","))
