@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.stream.LongStream;
 
 import io.valueguard.support.ApiClient;
 import io.valueguard.support.BrokerProcess;
@@ -99,30 +100,26 @@ final class Runs {
 		setting.valueGuard().forEach((name, value) -> arguments.add(BINDER + name + "=" + value));
 		arguments.addAll(setting.valueGuardArguments());
 		arguments.addAll(BenchInstances.EXTRA_ARGUMENTS);
+		if (setting.instances() > 1 && !workload.exactlyOnce()) {
+			throw new IllegalArgumentException("Several instances are timed under exactly-once only");
+		}
 		List<InstanceProcess> instances = new ArrayList<>();
 		try {
 			// one application: the first instance is named for it, the others after it, each with its own state
 			for (int i = 1; i <= setting.instances(); i++) {
-				InstanceProcess each = new InstanceProcess((i == 1) ? prefix : prefix + "-" + i, work, bootstrapServers,
-						arguments)
-					.jvmOptions(BenchInstances.jvmOptions(work, (i == 1) ? prefix : prefix + "-" + i)
-						.toArray(String[]::new));
+				String name = (i == 1) ? prefix : prefix + "-" + i;
+				InstanceProcess each = new InstanceProcess(name, work, bootstrapServers, arguments)
+					.jvmOptions(BenchInstances.jvmOptions(work, name).toArray(String[]::new));
 				if (setting.jar() != null) {
 					each.jar(setting.jar());
 				}
 				instances.add(each);
 			}
 			InstanceProcess instance = instances.get(0);
-			if (instances.size() > 1 && !workload.exactlyOnce()) {
-				throw new IllegalArgumentException("Several instances are timed under exactly-once only");
-			}
 			// all at once, so that they share the partitions from the first rebalance on
 			instances.forEach(InstanceProcess::start);
-			long[] pids = new long[instances.size() + 1];
-			for (int i = 0; i < instances.size(); i++) {
-				pids[i] = instances.get(i).pid();
-			}
-			pids[instances.size()] = broker.pid();
+			long[] pids = LongStream.concat(instances.stream().mapToLong(InstanceProcess::pid),
+					LongStream.of(broker.pid())).toArray();
 			Map<String, Set<String>> inputs = new LinkedHashMap<>();
 			inputs.put(prefix + "-keys", Set.of(workload.topic(), prefix + "-eviction-feedback"));
 			inputs.put(prefix + "-values", Set.of(prefix + "-owner-commands"));

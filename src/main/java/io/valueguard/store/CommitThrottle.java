@@ -30,8 +30,9 @@ import org.jspecify.annotations.Nullable;
  * creation), and entered its topic before the commit began or within a quarter of the interval after. Timed from the
  * claim, a command that had waited for the key stage's commit looked behind to the value stage and held a first-wins
  * grant's commit back for a quarter of an interval (2026-12-04). Verdicts are still timed from their claim: under
- * load the key stage's first record after a commit is often a fresh verdict while claims back up behind it. A stage that keeps up, as at a few sign-ups a second, processes that record as soon as it
- * arrives, often long after the commit ended; counting the quarter from then refused every other claim its prompt
+ * load the key stage's first record after a commit is often a fresh verdict while claims back up behind it. A stage
+ * that keeps up, as at a few sign-ups a second, processes that record as soon as it arrives, often long after the
+ * commit ended; counting the quarter from then refused every other claim its prompt
  * commit. And a record made well after the commit began did not wait for it: a command that reaches the value stage
  * late waited for the key stage's commit, while the value stage sat idle, and taking that for a backlog refused every
  * first-wins grant its prompt commit. A record whose clock disagrees with this instance's only moves the quarter's
