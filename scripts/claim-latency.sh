@@ -15,18 +15,22 @@
 #     for each value, alternately through either instance: how long until each ruling, and how many got none (202);
 #     the scenario that once starved the stream threads (docs/benchmarks.md, "One wait loop"); and how long lookups
 #     on either instance took while the claims waited.
-#   - with WAITERS=<n>: n connections (wrk) send synchronous claims (?wait=5s) of fresh keys back to back for 10 s:
-#     how many were answered with their ruling (200) and how many 202 at once (valueguard.query.max-waiting
-#     reached), the instance's CPU per request (its local broker included) and its wait loop thread's; then 10 s
-#     more with 2 connections looking up a key beside them: the lookups' rate and latency. Needs wrk.
+#   - with WAITERS=<n> (or a list, "1 4"): n connections (wrk) send synchronous claims (?wait=5s) of fresh keys back
+#     to back for 10 s, each the moment the last was answered (curl's loops above wait a few ms between claims to
+#     start a process): how many were answered with their ruling (200), p50 / p90 / p99, and how many 202 at once
+#     (valueguard.query.max-waiting reached), the instance's CPU per request (its local broker included) and its wait
+#     loop thread's; then 10 s more with 2 connections looking up a key beside them: the lookups' rate and latency.
+#     Needs wrk.
 #
 #   scripts/claim-latency.sh [claims per measurement, default 100]
 #   BASELINE_JAR=/tmp/valueguard-before.jar scripts/claim-latency.sh 200
 #   BURST=72 BASELINE_JAR=/tmp/valueguard-before.jar scripts/claim-latency.sh 50
 #   RATE=5 scripts/claim-latency.sh 200
 #   WAITERS=400 BASELINE_JAR=/tmp/valueguard-before.jar scripts/claim-latency.sh 20
+#   WAITERS="1 4" scripts/claim-latency.sh 50
 #   VALUEGUARD_ARGS="--spring.cloud.stream.kafka.streams.binder.configuration.commit.interval.ms=25" \
 #     RATE=5 scripts/claim-latency.sh        # more arguments for every instance (split at spaces), to try a setting
+#   KEEP_LOGS=/tmp/latency-logs scripts/claim-latency.sh   # keeps every instance's log
 #   POLICIES=first-wins scripts/claim-latency.sh 1000   # one policy only (default: latest-wins first-wins); with
 #                                                       # 200 claims the p99 is the second slowest, so it swings
 set -euo pipefail
@@ -40,6 +44,7 @@ second=""
 cleanup() {
   if [ -n "$second" ]; then kill "$second" 2>/dev/null || true; wait "$second" 2>/dev/null || true; fi
   if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
+  if [ -n "${KEEP_LOGS:-}" ]; then mkdir -p "$KEEP_LOGS" && cp "$work"/*.log "$KEEP_LOGS"/ 2>/dev/null || true; fi
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -93,11 +98,12 @@ waiters_line() {
   # CPU ticks meanwhile (optional)
   awk -v name="$1" -v ticks="$2" -v loop="${4:-}" -v hz="$(getconf CLK_TCK)" '
     /^outcomes/ {r = $2; a = $3; o = $4}
-    $1 == "50%" {p50 = $2} $1 == "99%" {p99 = $2}
+    $1 == "50%" {p50 = $2} $1 == "90%" {p90 = $2} $1 == "99%" {p99 = $2}
     END {
       cpu = (ticks != "" && r + a + o > 0) ? sprintf("; instance CPU %.2f ms per request", ticks * 1000 / hz / (r + a + o)) : ""
       if (loop != "" && r + a + o > 0) cpu = cpu sprintf(", wait loop %.3f ms", loop * 1000 / hz / (r + a + o))
-      printf "%-70s %d ruled (200), %d answered 202, %d other; p50 %s, p99 %s%s\n", name, r, a, o, p50, p99, cpu
+      printf "%-70s %d ruled (200), %d answered 202, %d other; p50 %s, p90 %s, p99 %s%s\n", name, r, a, o, p50, p90,
+        p99, cpu
     }' "$3"
 }
 
@@ -114,7 +120,7 @@ loop_ticks() {
 }
 
 waiters() {
-  # $1: name. WAITERS connections send synchronous claims of fresh keys and values back to back for 10 s: how many
+  # $1: name, $2: connections. They send synchronous claims of fresh keys and values back to back for 10 s: how many
   # got their ruling, at what CPU; then 10 s more with 2 connections looking up a key: whether lookups kept their pace.
   cat > "$work/wait.lua" <<'LUA'
 local threads = {}
@@ -123,7 +129,9 @@ function setup(thread)
   thread:set("id", #threads)
 end
 function init(args)
-  prefix = "waiter-" .. id .. "-" .. math.random(1000000000) .. "-"
+  -- args[1]: a tag of this wrk run; LuaJIT's math.random starts from the same seed in every run, and a key claimed
+  -- again for its value is answered at once, without waiting for any commit
+  prefix = "waiter-" .. args[1] .. "-" .. id .. "-"
   counter, ruled, accepted, other = 0, 0, 0, 0
 end
 function request()
@@ -145,18 +153,22 @@ LUA
   local ticks_before ticks_after loop_before loop_after
   ticks_before=$(awk '{print $14 + $15}' "/proc/$pid/stat")
   loop_before=$(loop_ticks)
-  wrk -t2 -c"$WAITERS" -d10s --timeout 10s --latency -s "$work/wait.lua" http://localhost:18080 > "$work/waiters.txt"
+  # wrk wants no more threads than connections
+  local threads=$(( $2 < 2 ? $2 : 2 ))
+  wrk -t"$threads" -c"$2" -d10s --timeout 10s --latency -s "$work/wait.lua" http://localhost:18080 \
+    -- "$(date +%s%N)" > "$work/waiters.txt"
   ticks_after=$(awk '{print $14 + $15}' "/proc/$pid/stat")
   loop_after=$(loop_ticks)
-  waiters_line "$1: $WAITERS connections waiting" $((ticks_after - ticks_before)) "$work/waiters.txt" \
+  waiters_line "$1: $2 connections waiting" $((ticks_after - ticks_before)) "$work/waiters.txt" \
     $((loop_after - loop_before))
   # then with lookups beside them
   wrk -t1 -c2 -d12s --latency http://localhost:18080/api/bindings/warm-1 > "$work/lookups.txt" &
   local lookups=$!
   sleep 1
-  wrk -t2 -c"$WAITERS" -d10s --timeout 10s --latency -s "$work/wait.lua" http://localhost:18080 > "$work/waiters.txt"
+  wrk -t"$threads" -c"$2" -d10s --timeout 10s --latency -s "$work/wait.lua" http://localhost:18080 \
+    -- "$(date +%s%N)" > "$work/waiters.txt"
   wait "$lookups"
-  waiters_line "$1: $WAITERS connections waiting, lookups beside" "" "$work/waiters.txt"
+  waiters_line "$1: $2 connections waiting, lookups beside" "" "$work/waiters.txt"
   awk -v name="$1: lookups meanwhile (2 connections)" '
     /Requests\/sec/ {rps = $2} $1 == "50%" {p50 = $2} $1 == "99%" {p99 = $2}
     END {printf "%-70s %s/s, p50 %s, p99 %s\n", name, rps, p50, p99}' "$work/lookups.txt"
@@ -166,7 +178,7 @@ burst() {
   # $1: jar, $2: policy, $3: name. A second instance joins the first one's broker and application.
   java -Xmx1g -jar "$1" --server.port=18081 --valueguard.embedded-kafka.enabled=false \
     --spring.kafka.bootstrap-servers=localhost:19092 --valueguard.state-dir="$work/state-b" \
-    --valueguard.policy="$2" ${VALUEGUARD_ARGS:-} > "$work/$2-b.log" 2>&1 &
+    --valueguard.policy="$2" ${VALUEGUARD_ARGS:-} > "$work/$(basename "$1" .jar)-$2-b.log" 2>&1 &
   second=$!
   until curl -sf localhost:18081/actuator/health/readiness >/dev/null \
       && curl -sf localhost:18080/actuator/health/readiness >/dev/null \
@@ -213,7 +225,7 @@ for policy in ${POLICIES:-latest-wins first-wins}; do
   rm -rf "$work/kafka" "$work/state" "$work/state-b"
   java -Xmx1g -jar "$measured" --server.port=18080 --valueguard.embedded-kafka.port=19092 \
     --valueguard.embedded-kafka.log-dir="$work/kafka" --valueguard.state-dir="$work/state" \
-    --valueguard.policy="$policy" ${VALUEGUARD_ARGS:-} > "$work/$policy.log" 2>&1 &
+    --valueguard.policy="$policy" ${VALUEGUARD_ARGS:-} > "$work/$(basename "$measured" .jar)-$policy.log" 2>&1 &
   pid=$!
   until curl -sf localhost:18080/actuator/health/readiness >/dev/null; do sleep 1; done
   # warm-up: the first claims pay for class loading and compilation
@@ -237,9 +249,9 @@ for policy in ${POLICIES:-latest-wins first-wins}; do
     echo $(( $(now_ms) - start )) >> "$work/visible.txt"
   done
   percentiles "$work/visible.txt" "$name: claim to binding visible"
-  if [ -n "${WAITERS:-}" ]; then
-    waiters "$name"
-  fi
+  for connections in ${WAITERS:-}; do
+    waiters "$name" "$connections"
+  done
   if [ -n "${BURST:-}" ]; then
     burst "$measured" "$policy" "$name"
   fi
