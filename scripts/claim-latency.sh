@@ -3,14 +3,15 @@
 # BASELINE_JAR=<path>, an earlier build's jar, measured the same way right before it), started once per policy on a
 # fresh local broker, with the default commit interval. For each jar and policy:
 #   - synchronous claims (?wait=5s) of fresh keys and fresh values from 1 connection, then from 4 at once: how long
-#     until the ruling;
+#     until the ruling. Each is a curl process: a loop pauses 10 to 20 ms between claims to start the next, and on a
+#     small machine four loops take CPU from the instance; WAITERS below sends back to back without either;
 #   - asynchronous claims of fresh keys and values, each followed by GET /api/bindings/{key} every 5 ms until it
 #     answers 200: how long until the binding is visible, which under first-wins waits for the grant.
 #
 #   - with RATE=<claims/s>: synchronous claims as sign-ups arrive, each on its own connection at random moments
 #     (exponential gaps, RATE a second on average, so that arrivals do not wait for earlier rulings): how long until
-#     the ruling. The connections above send their next claim as soon as the last was ruled, so they meet the bound of
-#     one prompt commit per commit interval every time; arrivals on the users' clock mostly do not.
+#     the ruling. The connections above send their next claim soon after the last was ruled, so they often meet the
+#     spacing of a stage's commits out of turn; arrivals on the users' clock mostly do not.
 #   - with BURST=<n>: a second instance joins, and n synchronous claims (?wait=30s) are sent at once, six keys racing
 #     for each value, alternately through either instance: how long until each ruling, and how many got none (202);
 #     the scenario that once starved the stream threads (docs/benchmarks.md, "One wait loop"); and how long lookups
