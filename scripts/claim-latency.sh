@@ -120,6 +120,13 @@ loop_ticks() {
   echo 0
 }
 
+back_to_back() {
+  # $1: connections, each sending synchronous claims for 10 s as fast as they are answered (wait.lua), into
+  # waiters.txt; the run's tag keeps its keys apart from every earlier run's; wrk wants no more threads than connections
+  wrk -t$(( $1 < 2 ? $1 : 2 )) -c"$1" -d10s --timeout 10s --latency -s "$work/wait.lua" http://localhost:18080 \
+    -- "$(date +%s%N)" > "$work/waiters.txt"
+}
+
 waiters() {
   # $1: name, $2: connections. They send synchronous claims of fresh keys and values back to back for 10 s: how many
   # got their ruling, at what CPU; then 10 s more with 2 connections looking up a key: whether lookups kept their pace.
@@ -154,10 +161,7 @@ LUA
   local ticks_before ticks_after loop_before loop_after
   ticks_before=$(awk '{print $14 + $15}' "/proc/$pid/stat")
   loop_before=$(loop_ticks)
-  # wrk wants no more threads than connections
-  local threads=$(( $2 < 2 ? $2 : 2 ))
-  wrk -t"$threads" -c"$2" -d10s --timeout 10s --latency -s "$work/wait.lua" http://localhost:18080 \
-    -- "$(date +%s%N)" > "$work/waiters.txt"
+  back_to_back "$2"
   ticks_after=$(awk '{print $14 + $15}' "/proc/$pid/stat")
   loop_after=$(loop_ticks)
   waiters_line "$1: $2 connections waiting" $((ticks_after - ticks_before)) "$work/waiters.txt" \
@@ -166,8 +170,7 @@ LUA
   wrk -t1 -c2 -d12s --latency http://localhost:18080/api/bindings/warm-1 > "$work/lookups.txt" &
   local lookups=$!
   sleep 1
-  wrk -t"$threads" -c"$2" -d10s --timeout 10s --latency -s "$work/wait.lua" http://localhost:18080 \
-    -- "$(date +%s%N)" > "$work/waiters.txt"
+  back_to_back "$2"
   wait "$lookups"
   waiters_line "$1: $2 connections waiting, lookups beside" "" "$work/waiters.txt"
   awk -v name="$1: lookups meanwhile (2 connections)" '
