@@ -207,6 +207,26 @@ class FirstWinsIntegrationTests {
 		assertThat(again.json().get("owner").get("key").asString()).isEqualTo("newcomer");
 	}
 
+	@Test
+	@Order(3)
+	void shouldShowEveryBoundSignUpAtOnceOnEveryInstanceSingleOrInABatch() {
+		// a BOUND is answered once the value stage has granted the claim, a commit of the value stage before the grant
+		// reaches the key; lookups right after it must find the binding all the same, on any instance
+		for (int i = 0; i < 30; i++) {
+			String key = "signup-" + i;
+			String address = "signup" + i + "@example.com";
+			ApiClient.Reply signUp = apis.get(i % apis.size()).claim(key, address, "30s");
+			assertThat(signUp.json().get("outcome").asString()).as(signUp.body()).isEqualTo("BOUND");
+
+			ApiClient.Reply batch = apis.get((i + 1) % apis.size()).postJson("/api/bindings/lookup", "[\"" + key + "\"]");
+			assertThat(batch.status()).as(batch.body()).isEqualTo(200);
+			assertThat(batch.json().path(key).path("value").asString()).as(batch.body()).isEqualTo(address);
+			ApiClient.Reply single = apis.get((i + 2) % apis.size()).binding(key);
+			assertThat(single.status()).as(single.body()).isEqualTo(200);
+			assertThat(single.json().get("value").asString()).isEqualTo(address);
+		}
+	}
+
 	private static String address(int index) {
 		return "user" + index + "@example.com";
 	}

@@ -18,10 +18,10 @@ import io.valueguard.claims.ClaimPublisher;
 import io.valueguard.claims.ClaimRejection;
 import io.valueguard.config.QueryProperties;
 import io.valueguard.routing.Answer;
+import io.valueguard.routing.BindingLookups;
 import io.valueguard.routing.BindingView;
 import io.valueguard.routing.Listings;
 import io.valueguard.routing.Lookup;
-import io.valueguard.routing.LookupRouter;
 import io.valueguard.routing.Page;
 import org.jspecify.annotations.Nullable;
 
@@ -62,7 +62,7 @@ class BindingsController {
 
 	private final ClaimPublisher publisher;
 
-	private final LookupRouter router;
+	private final BindingLookups bindings;
 
 	private final Listings listings;
 
@@ -70,11 +70,11 @@ class BindingsController {
 
 	private final ClaimRulings rulings;
 
-	BindingsController(ClaimPublisher publisher, LookupRouter router, Listings listings, QueryProperties properties,
-			ClaimRulings rulings) {
+	BindingsController(ClaimPublisher publisher, BindingLookups bindings, Listings listings,
+			QueryProperties properties, ClaimRulings rulings) {
 		this.rulings = rulings;
 		this.publisher = publisher;
-		this.router = router;
+		this.bindings = bindings;
 		this.listings = listings;
 		this.properties = properties;
 	}
@@ -153,7 +153,7 @@ class BindingsController {
 	@GetMapping("/{key}")
 	ResponseEntity<BindingView> binding(@PathVariable String key,
 			@Parameter(description = MAX_LAG) @RequestParam(required = false) @Nullable Long maxLag) {
-		Answer<BindingView> answer = this.router.binding(key, Responses.maxLag(maxLag));
+		Answer<BindingView> answer = this.bindings.binding(key, Responses.maxLag(maxLag));
 		return Responses.answer(answer, "binding", "key", key);
 	}
 
@@ -171,8 +171,7 @@ class BindingsController {
 	@PostMapping(path = "/lookup", consumes = MediaType.APPLICATION_JSON_VALUE)
 	ResponseEntity<Map<String, @Nullable BindingView>> lookup(@RequestBody @Nullable List<String> keys,
 			@Parameter(description = BindingsController.MAX_LAG) @RequestParam(required = false) @Nullable Long maxLag) {
-		return ResponseEntity.ok(this.router.batch(Lookup.BINDINGS, Responses.batch(keys, this.properties),
-				Responses.maxLag(maxLag)));
+		return ResponseEntity.ok(this.bindings.batch(Responses.batch(keys, this.properties), Responses.maxLag(maxLag)));
 	}
 
 	@Operation(operationId = "listBindings",

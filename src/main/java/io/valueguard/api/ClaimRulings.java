@@ -33,15 +33,16 @@ import org.springframework.stereotype.Component;
  * <ul>
  * <li>latest-wins: the key's claim of the value is the value's top claim: BOUND; the key's record shows the claim lost
  * (evicted or refused): LOST, with who holds the value;</li>
- * <li>first-wins: the key's record shows the ruling, which reaches it as a verdict from the value stage: BOUND once
- * granted, LOST once refused, with who holds the value;</li>
+ * <li>first-wins: BOUND once the value's holder is this very claim, the value stage's grant, while the key's record
+ * still waits for it; LOST once the key's record shows the claim refused, with who holds the value;</li>
  * <li>otherwise the ruling has not reached the key yet, and it looks again until the wait is over.</li>
  * </ul>
- * The answer is never ahead of the key's own record, so that a caller who reads its binding right after the answer
- * ({@code GET /api/bindings/{key}}) sees what it was told. Under first-wins that waits for the grant to travel back,
- * one commit of the value stage more than the value's holder shows it: answered from the holder alone, 296 of 300
- * such reads right after a BOUND found no binding (2026-12-04). A greater holder says nothing under first-wins either:
- * the holder may let go before the claim arrives.
+ * The answer is never ahead of what a lookup of the key says, so that a caller who reads its binding right after the
+ * answer ({@code GET /api/bindings/{key}}) sees what it was told. A first-wins grant reaches the key's record as a
+ * verdict, one commit of the value stage after the holder shows it; binding lookups of a pending claim therefore ask
+ * the value's holder too ({@link io.valueguard.routing.BindingLookups}), so that the answer need not wait for that
+ * commit. A refusal cannot be told from the holder: another key holding the value says nothing before the value stage
+ * has ruled on this claim, since the holder may let go first, so LOST waits for the key's record.
  * <p>
  * The looking is done by one {@link WaitLoop} for all waiting requests together, so that its cost does not grow with
  * their number.
@@ -253,9 +254,9 @@ class ClaimRulings implements SmartLifecycle, AutoCloseable {
 			if (!applied(claim)) {
 				return null;
 			}
-			// under first-wins the key's record decides, and the holder is only named when the claim was refused
-			return (!ClaimRulings.this.firstWins || (!claim.pending() && !claim.bound())) ? this.receipt.value()
-					: null;
+			// under first-wins a bound claim needs no holder; a pending one may have been granted, a refused one
+			// names who holds the value
+			return (!ClaimRulings.this.firstWins || !claim.bound()) ? this.receipt.value() : null;
 		}
 
 		/** The key stage has applied this record once the key's claim is of this value, at its time or later. */
@@ -329,10 +330,14 @@ class ClaimRulings implements SmartLifecycle, AutoCloseable {
 		return null;
 	}
 
-	/** First-wins: the key stage's record decides, once the ruling is back; the holder is only named. */
+	/**
+	 * First-wins: BOUND as soon as the value stage has granted the claim (its holder is this claim), as binding lookups
+	 * see it; otherwise the key stage's record decides once the ruling is back, and the holder is only named.
+	 */
 	private static @Nullable Ruling firstWinsRule(ClaimView claim, @Nullable OwnerView owner) {
 		if (claim.pending()) {
-			return null;
+			return claim.grantedBy(owner) ? new Ruling(claim.key(), claim.value(), claim.timestamp(),
+					Ruling.Outcome.BOUND, new Ruling.Holder(claim.key(), claim.timestamp())) : null;
 		}
 		Ruling.Outcome outcome = claim.bound() ? Ruling.Outcome.BOUND : Ruling.Outcome.LOST;
 		Ruling.Holder holder = claim.bound() ? new Ruling.Holder(claim.key(), claim.timestamp())

@@ -164,9 +164,9 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 		}
 		boolean waitedFor = CommandBatch.isWaitedFor(record.headers());
 		if (waitedFor) {
-			// the owners store shows the ruling now, before the commit: a latest-wins caller waiting for a BOUND need
-			// not wait longer (a ruling is a fold over committed commands, so a replay after a failure makes the same
-			// one); a first-wins ruling and a refusal are answered once their verdict has reached the key
+			// the owners store shows the ruling now, before the commit: a caller waiting for a BOUND need not wait
+			// longer (a ruling is a fold over committed commands, so a replay after a failure makes the same one); a
+			// refusal is answered once its verdict has reached the key
 			this.bell.ring();
 		}
 		if (travelsBack && waitedFor) {

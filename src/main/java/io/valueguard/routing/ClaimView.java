@@ -11,4 +11,24 @@ import org.jspecify.annotations.Nullable;
 public record ClaimView(String key, @Nullable String value, long timestamp, boolean bound, boolean pending,
 		boolean erasing) {
 
+	/**
+	 * True when this first-wins claim still waits at the key for its ruling, and the value stage has granted it
+	 * already: the value's {@code holder} there is this very claim. The grant reaches the key as a verdict, a commit
+	 * of the value stage later; from the value stage's ruling on, the key holds the value.
+	 */
+	public boolean grantedBy(@Nullable OwnerView holder) {
+		return this.pending && holder != null && holder.value().equals(this.value) && holder.key().equals(this.key)
+				&& holder.timestamp() == this.timestamp;
+	}
+
+	/**
+	 * The value the key holds, as a binding: when the key's record says it is bound, or when its claim is pending and
+	 * {@code holder}, the value's holder, shows it {@linkplain #grantedBy granted}. Null when it holds nothing.
+	 */
+	public @Nullable BindingView binding(@Nullable OwnerView holder) {
+		String held = this.value;
+		return (held != null && (this.bound || grantedBy(holder))) ? new BindingView(this.key, held, this.timestamp)
+				: null;
+	}
+
 }

@@ -45,7 +45,16 @@ public record Lookup<V, T>(String store, String path, String parameter, boolean 
 
 	/** The same lookup, never answered from the cache of forwarded answers: for reads that must see the latest. */
 	Lookup<V, T> uncached() {
-		return new Lookup<>(this.store, this.path, this.parameter, false, this.type, this.view, this.keyOf);
+		return withCache(false);
+	}
+
+	/** The same lookup, answered from the cache of forwarded answers where {@code remote-cache-ttl} keeps one. */
+	Lookup<V, T> cached() {
+		return withCache(true);
+	}
+
+	private Lookup<V, T> withCache(boolean cache) {
+		return new Lookup<>(this.store, this.path, this.parameter, cache, this.type, this.view, this.keyOf);
 	}
 
 	/**

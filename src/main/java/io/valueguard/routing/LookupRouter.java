@@ -109,6 +109,11 @@ public class LookupRouter {
 		return lookup(Lookup.CLAIMS, key, maxLag, false);
 	}
 
+	/** Any lookup, wherever its key lives. */
+	<T> Answer<T> lookup(Lookup<?, T> lookup, String key, @Nullable Long maxLag) {
+		return lookup(lookup, key, maxLag, false);
+	}
+
 	/** A lookup another instance forwarded here: answered from this instance's stores, never forwarded again. */
 	<T> Answer<T> forwarded(Lookup<?, T> lookup, String key, @Nullable Long maxLag) {
 		return lookup(lookup, key, maxLag, true);

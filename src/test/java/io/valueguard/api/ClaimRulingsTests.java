@@ -275,24 +275,45 @@ class ClaimRulingsTests {
 	}
 
 	@Test
-	void shouldAnswerAFirstWinsGrantOnlyOnceTheKeyStageHasIt() {
+	void shouldAnswerAFirstWinsGrantOnceTheValueStageHasMadeItBeforeItReachesTheKey() {
 		try (ClaimRulings firstWins = firstWins()) {
-			// the value stage granted it, and the grant is on its way back to the key stage
+			// the key stage has applied the claim; the value stage has not ruled yet, and bob holds the number
 			this.claims.put("alice", new ClaimView("alice", "phone", 100, false, true, false));
-			this.owners.put("phone", new OwnerView("phone", "alice", 100));
+			this.owners.put("phone", new OwnerView("phone", "bob", 50));
 			CompletableFuture<@Nullable Ruling> ruling = firstWins.ruling(receipt("alice", "phone", 100),
 					Duration.ofSeconds(5));
-			await().until(() -> this.claimBatches.size() >= 2);
+			await().until(() -> this.holderBatches.size() >= 2);
+			// another holder says nothing of a claim not ruled on yet: bob may let go before it is
 			assertThat(ruling).isNotDone();
-			// a pending claim's holder decides nothing under first-wins: not looked up
-			assertThat(this.holderBatches).isEmpty();
 
-			// a caller told BOUND who reads alice's binding then finds it
-			this.claims.put("alice", new ClaimView("alice", "phone", 100, true, false, false));
+			// bob let go, and the value stage granted alice's claim; the grant is on its way back to her key
+			this.owners.put("phone", new OwnerView("phone", "alice", 100));
 
+			// binding lookups see a pending claim that its value's holder shows granted as bound (BindingLookups)
 			assertThat(ruling).succeedsWithin(Duration.ofSeconds(5))
 				.satisfies((bound) -> assertThat(bound.outcome()).isEqualTo(Ruling.Outcome.BOUND))
 				.satisfies((bound) -> assertThat(bound.owner()).isEqualTo(new Ruling.Holder("alice", 100)));
+		}
+	}
+
+	@Test
+	void shouldNotTakeAFirstWinsHolderOfAnEarlierClaimOfTheSameKeyForThisClaimsGrant() {
+		try (ClaimRulings firstWins = firstWins()) {
+			// alice held the number with her claim at 100, and claims it again at 200: that claim awaits its ruling
+			this.claims.put("alice", new ClaimView("alice", "phone", 200, false, true, false));
+			this.owners.put("phone", new OwnerView("phone", "alice", 100));
+			CompletableFuture<@Nullable Ruling> ruling = firstWins.ruling(receipt("alice", "phone", 200),
+					Duration.ofSeconds(5));
+			await().until(() -> this.holderBatches.size() >= 2);
+			assertThat(ruling).isNotDone();
+
+			// the grant reached the key stage
+			this.claims.put("alice", new ClaimView("alice", "phone", 200, true, false, false));
+			this.owners.put("phone", new OwnerView("phone", "alice", 200));
+
+			assertThat(ruling).succeedsWithin(Duration.ofSeconds(5))
+				.satisfies((bound) -> assertThat(bound.outcome()).isEqualTo(Ruling.Outcome.BOUND))
+				.satisfies((bound) -> assertThat(bound.timestamp()).isEqualTo(200));
 		}
 	}
 
