@@ -8,6 +8,7 @@ import io.valueguard.claims.ClaimPublisher;
 import io.valueguard.claims.ClaimRejection;
 import io.valueguard.config.QueryProperties;
 import io.valueguard.routing.Answer;
+import io.valueguard.routing.BindingLookups;
 import io.valueguard.routing.BindingView;
 import io.valueguard.routing.Listings;
 import io.valueguard.routing.Lookup;
@@ -67,6 +68,9 @@ class BindingsControllerTests {
 	private LookupRouter router;
 
 	@MockitoBean
+	private BindingLookups bindings;
+
+	@MockitoBean
 	private Listings listings;
 
 	@MockitoBean
@@ -89,7 +93,7 @@ class BindingsControllerTests {
 
 	@Test
 	void shouldAnswerBindingAsJsonSayingWhoServedIt() throws Exception {
-		given(this.router.binding("alice", null))
+		given(this.bindings.binding("alice", null))
 			.willReturn(new Answer<>(new BindingView("alice", "phone", 1000), "host-a:8080", null));
 
 		this.mvc.perform(get("/api/bindings/alice"))
@@ -117,7 +121,7 @@ class BindingsControllerTests {
 	@Test
 	void shouldTreatAForwardedMarkerFromAClientAsAnOrdinaryLookup() throws Exception {
 		// instances ask each other under /internal only: the marker of older builds earns a client nothing
-		given(this.router.binding("alice", null))
+		given(this.bindings.binding("alice", null))
 			.willReturn(new Answer<>(new BindingView("alice", "phone", 1000), "host-c:8080", null));
 
 		this.mvc.perform(get("/api/bindings/alice").header("X-ValueGuard-Forwarded", "host-a:8080"))
@@ -181,7 +185,7 @@ class BindingsControllerTests {
 
 	@Test
 	void shouldAnswer503WithRetryAfterWhenStoreIsUnavailable() throws Exception {
-		given(this.router.binding(anyString(), isNull())).willThrow(
+		given(this.bindings.binding(anyString(), isNull())).willThrow(
 				new StoreUnavailableException("bindings", "rebalancing", java.time.Duration.ofSeconds(5)));
 
 		this.mvc.perform(get("/api/bindings/alice"))
