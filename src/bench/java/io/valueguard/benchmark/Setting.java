@@ -24,6 +24,11 @@ record Setting(String name, Map<String, String> baseline, Map<String, String> va
 		this(name, baseline, valueGuard, valueGuardArguments, null, 1);
 	}
 
+	/** The defaults, run from another build's jar: whether a change cost throughput. */
+	static Setting fromJar(java.io.File jar) {
+		return new Setting("ValueGuard from " + jar, Map.of(), Map.of(), List.of(), jar, 1);
+	}
+
 	/** The defaults on {@code instances} ValueGuard instances. */
 	static Setting onInstances(int instances) {
 		return new Setting("ValueGuard on " + instances + " instances", Map.of(), Map.of(), List.of(), null, instances);

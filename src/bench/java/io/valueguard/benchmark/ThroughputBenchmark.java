@@ -112,8 +112,7 @@ class ThroughputBenchmark {
 			int compared = -1;
 			if (!COMPARE_JAR.isBlank()) {
 				compared = settings.size();
-				settings.add(new Setting("ValueGuard from " + COMPARE_JAR, Map.of(), Map.of(), List.of(),
-						new java.io.File(COMPARE_JAR), 1));
+				settings.add(Setting.fromJar(new java.io.File(COMPARE_JAR)));
 			}
 			if (!ROW_ARGUMENTS.isEmpty()) {
 				settings.add(new Setting("ValueGuard with " + String.join(" ", ROW_ARGUMENTS), Map.of(), Map.of(),
