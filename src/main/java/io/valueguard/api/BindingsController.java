@@ -149,7 +149,9 @@ class BindingsController {
 	}
 
 	@Operation(summary = "The value a key holds", description = "Answered by the instance that holds the key's "
-			+ "partition; X-ValueGuard-Served-By names it.")
+			+ "partition; X-ValueGuard-Served-By names it. Under first-wins a claim that awaits its grant at the key "
+			+ "holds the value once the value stage has granted it, as a synchronous claim's BOUND says: the lookup "
+			+ "then also reads the value's holder, and names both instances.")
 	@GetMapping("/{key}")
 	ResponseEntity<BindingView> binding(@PathVariable String key,
 			@Parameter(description = MAX_LAG) @RequestParam(required = false) @Nullable Long maxLag) {
