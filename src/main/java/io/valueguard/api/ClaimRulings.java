@@ -331,16 +331,17 @@ class ClaimRulings implements SmartLifecycle, AutoCloseable {
 	}
 
 	/**
-	 * First-wins: BOUND as soon as the value stage has granted the claim (its holder is this claim), as binding lookups
-	 * see it; otherwise the key stage's record decides once the ruling is back, and the holder is only named.
+	 * First-wins: BOUND exactly when a lookup of the key shows the binding ({@link ClaimView#binding}), which it does
+	 * from the value stage's grant on, before the grant reaches the key; LOST once the key's record shows the refusal,
+	 * naming the holder.
 	 */
 	private static @Nullable Ruling firstWinsRule(ClaimView claim, @Nullable OwnerView owner) {
-		if (claim.pending()) {
-			return claim.grantedBy(owner) ? new Ruling(claim.key(), claim.value(), claim.timestamp(),
-					Ruling.Outcome.BOUND, new Ruling.Holder(claim.key(), claim.timestamp())) : null;
+		boolean bound = claim.binding(owner) != null;
+		if (claim.pending() && !bound) {
+			return null;
 		}
-		Ruling.Outcome outcome = claim.bound() ? Ruling.Outcome.BOUND : Ruling.Outcome.LOST;
-		Ruling.Holder holder = claim.bound() ? new Ruling.Holder(claim.key(), claim.timestamp())
+		Ruling.Outcome outcome = bound ? Ruling.Outcome.BOUND : Ruling.Outcome.LOST;
+		Ruling.Holder holder = bound ? new Ruling.Holder(claim.key(), claim.timestamp())
 				: (owner != null) ? new Ruling.Holder(owner.key(), owner.timestamp()) : null;
 		return new Ruling(claim.key(), claim.value(), claim.timestamp(), outcome, holder);
 	}
