@@ -38,8 +38,9 @@ final class Instances {
 	}
 
 	/**
-	 * Waits until every instance is ready. One that is not within {@link #RECOVERY} gets its readiness answer and a
-	 * thread dump written to its log, so that a failure under load can be told from a stuck thread afterwards.
+	 * Waits until every instance is ready. If one is not within {@link #RECOVERY}, every instance gets its readiness
+	 * answer and a thread dump written to its log, so that a failure under load can be told from a stuck thread
+	 * afterwards.
 	 */
 	static void awaitReady(List<InstanceProcess> instances) {
 		try {
@@ -55,12 +56,17 @@ final class Instances {
 		catch (ConditionTimeoutException ex) {
 			List<String> waiting = new ArrayList<>();
 			for (InstanceProcess instance : instances) {
-				if (!instance.ready()) {
-					instance.describeToLog("not ready after " + RECOVERY);
-					waiting.add(instance.name() + " (its readiness and threads at the end of " + instance.logFile() + ")");
+				boolean ready = instance.ready();
+				// the ready ones too: a stall that holds up one instance can hold up the others' processing while
+				// their readiness stays UP (2026-12-04, docs/reliability.md)
+				instance.describeToLog((ready ? "ready, but another was not" : "not ready") + " after " + RECOVERY);
+				if (!ready) {
+					waiting.add(instance.name());
 				}
 			}
-			throw new AssertionError("Not ready within " + RECOVERY + ": " + String.join(", ", waiting), ex);
+			throw new AssertionError("Not ready within " + RECOVERY + ": " + String.join(", ", waiting)
+					+ " (every instance's readiness and threads at the end of its log, beside " + instances.get(0).logFile()
+					+ ")", ex);
 		}
 	}
 
