@@ -1,6 +1,7 @@
 package io.valueguard.store;
 
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -12,6 +13,7 @@ import org.apache.kafka.streams.query.PositionBound;
 import org.apache.kafka.streams.query.Query;
 import org.apache.kafka.streams.query.QueryConfig;
 import org.apache.kafka.streams.query.QueryResult;
+import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.StoreBuilder;
 import org.jspecify.annotations.Nullable;
@@ -59,10 +61,13 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 	/**
 	 * A new table per task, as Kafka Streams builds every store.
 	 * @param recentEntries how many entries the tables this builder builds (one stage's) remember together
+	 * @param filterKeys whether the tables keep {@link StoredKeys}, built from the store whenever a task connects,
+	 * so that a key the store does not hold is not looked for there
 	 */
-	public static <K, V> StoreBuilder<WriteBehindTable<K, V>> builder(String name, int recentEntries) {
+	public static <K, V> StoreBuilder<WriteBehindTable<K, V>> builder(String name, int recentEntries,
+			boolean filterKeys) {
 		RecentEntriesBudget recent = new RecentEntriesBudget(recentEntries);
-		return builder(name, (table) -> new WriteBehindTable<>(table, recent));
+		return builder(name, (table) -> new WriteBehindTable<>(table, recent, filterKeys));
 	}
 
 	private final Map<K, Write<V>> pending = new HashMap<>();
@@ -71,6 +76,11 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 	private final Map<K, V> recent = new HashMap<>();
 
 	private final RecentEntriesBudget budget;
+
+	private final boolean filterKeys;
+
+	/** The keys the store may hold, while the table is connected and knows them all; null: ask the store. */
+	private @Nullable StoredKeys storedKeys;
 
 	/** Counted among the stage's tables that share {@link #budget}: from its processor's start to its close. */
 	private boolean sharing;
@@ -94,9 +104,10 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 	/** The last commit held more than {@link #WRITE_THROUGH} writes: the task reads a backlog, and writes wait. */
 	private boolean readingBacklog;
 
-	private WriteBehindTable(String name, RecentEntriesBudget budget) {
+	private WriteBehindTable(String name, RecentEntriesBudget budget, boolean filterKeys) {
 		super(name);
 		this.budget = budget;
+		this.filterKeys = filterKeys;
 	}
 
 	/**
@@ -109,6 +120,8 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 		this.queried = new Queried<>(store, context);
 		// a store that Kafka Streams reuses for a new task: what the last task scheduled went with it
 		this.check.cancel();
+		// a task connects once its store is restored, and every write after that comes through this table
+		this.storedKeys = this.filterKeys ? storedKeysOf(store) : null;
 		if (!this.sharing) {
 			this.budget.join();
 			this.sharing = true;
@@ -125,6 +138,9 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 		Write<V> write = this.pending.isEmpty() ? null : this.pending.get(key);
 		if (write != null) {
 			return write.value();
+		}
+		if (this.storedKeys != null && !this.storedKeys.mayHold(key)) {
+			return null;
 		}
 		value = this.store.get(key);
 		if (value != null) {
@@ -146,6 +162,9 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 
 	@Override
 	public void put(K key, V value) {
+		if (this.storedKeys != null) {
+			this.storedKeys.add(key);
+		}
 		remember(key, value);
 		write(key, value);
 	}
@@ -192,6 +211,20 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 			this.recent.clear();
 		}
 		this.recent.put(key, value);
+	}
+
+	private static <K> StoredKeys storedKeysOf(KeyValueStore<K, ?> store) {
+		int[] hashes = new int[1024];
+		int count = 0;
+		try (KeyValueIterator<K, ?> entries = store.all()) {
+			while (entries.hasNext()) {
+				if (count == hashes.length) {
+					hashes = Arrays.copyOf(hashes, count * 2);
+				}
+				hashes[count++] = entries.next().key.hashCode();
+			}
+		}
+		return new StoredKeys(hashes, count);
 	}
 
 	/** How many entries wait to be written. */
@@ -274,6 +307,8 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 		// the task failed, or its store is changing hands: the store may no longer hold what the table remembers
 		this.recent.clear();
 		this.pending.clear();
+		// until the task connects again, after its store is restored: the store may hold keys not added here
+		this.storedKeys = null;
 		this.check.cancel();
 		this.writesSinceCommit = 0;
 		this.readingBacklog = false;

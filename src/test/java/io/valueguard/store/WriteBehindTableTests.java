@@ -3,6 +3,8 @@ package io.valueguard.store;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -17,6 +19,7 @@ import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.TopologyTestDriver;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.errors.StreamsException;
@@ -36,6 +39,7 @@ import org.apache.kafka.streams.query.KeyQuery;
 import org.apache.kafka.streams.query.PositionBound;
 import org.apache.kafka.streams.query.QueryConfig;
 import org.apache.kafka.streams.query.QueryResult;
+import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.StoreBuilder;
 import org.apache.kafka.streams.state.Stores;
@@ -78,7 +82,7 @@ class WriteBehindTableTests {
 	private static final int RECENT = 100;
 
 	/** Builds the tables of one stage, as Kafka Streams builds one per task: they share {@link #RECENT}. */
-	private final StoreBuilder<WriteBehindTable<String, String>> tables = WriteBehindTable.builder("entries", RECENT);
+	private final StoreBuilder<WriteBehindTable<String, String>> tables = WriteBehindTable.builder("entries", RECENT, false);
 
 	private final WriteBehindTable<String, String> table = this.tables.build();
 
@@ -363,6 +367,40 @@ class WriteBehindTableTests {
 		assertThat(this.table.get("a")).isEqualTo("0");
 	}
 
+	@Test
+	void shouldNotLookForAKeyTheStoreDidNotHoldWhenTheTaskConnected() {
+		WriteBehindTable<String, String> filtering = connectFilteringTo("a");
+		when(this.store.get("a")).thenReturn("1");
+
+		assertThat(filtering.get("b")).isNull();
+		assertThat(filtering.get("a")).isEqualTo("1");
+		verify(this.store, never()).get("b");
+	}
+
+	@Test
+	void shouldLookForAKeyItWroteOnceItForgotIt() {
+		WriteBehindTable<String, String> filtering = connectFilteringTo();
+		filtering.put("a", "1");
+		when(this.store.get("a")).thenReturn("1");
+		for (int i = 0; i < RECENT; i++) {
+			filtering.put("other-" + i, "2");
+		}
+
+		assertThat(filtering.get("a")).isEqualTo("1");
+		verify(this.store).get("a");
+	}
+
+	/** The store goes back to its last commit, or is restored: until the task connects again, only it knows. */
+	@Test
+	void shouldLookForEveryKeyAfterTheTaskFails() {
+		WriteBehindTable<String, String> filtering = connectFilteringTo();
+		when(this.store.get("restored")).thenReturn("1");
+
+		filtering.clearCache();
+
+		assertThat(filtering.get("restored")).isEqualTo("1");
+	}
+
 	/** What lookups of many keys read: the entries of the keys of the table's own partition, as the store has them. */
 	@Test
 	@SuppressWarnings("unchecked")
@@ -439,6 +477,21 @@ class WriteBehindTableTests {
 		}
 	}
 
+	/** A table that filters keys, connected to the mocked task and store, which holds {@code keys}. */
+	@SuppressWarnings("unchecked")
+	private WriteBehindTable<String, String> connectFilteringTo(String... keys) {
+		Iterator<KeyValue<String, String>> held = Arrays.stream(keys).map((key) -> KeyValue.pair(key, "held")).iterator();
+		KeyValueIterator<String, String> all = mock(KeyValueIterator.class);
+		when(all.hasNext()).thenAnswer((call) -> held.hasNext());
+		when(all.next()).thenAnswer((call) -> held.next());
+		when(this.store.all()).thenReturn(all);
+		WriteBehindTable<String, String> filtering = WriteBehindTable.<String, String>builder("filtering", RECENT, true)
+			.build();
+		filtering.connect(this.context, this.store);
+		verify(all).close();
+		return filtering;
+	}
+
 	/** Connects {@link #table} to a mocked task and store; returns its check, which runs once a write waits. */
 	private Punctuator connectToMocks() {
 		AtomicReference<Punctuator> check = new AtomicReference<>();
@@ -464,7 +517,7 @@ class WriteBehindTableTests {
 			.keyValueStoreBuilder(Stores.persistentKeyValueStore("entries"), Serdes.String(), Serdes.String());
 
 		private final StoreBuilder<WriteBehindTable<String, String>> table = WriteBehindTable
-			.builder("entries-pending-writes", RECENT);
+			.builder("entries-pending-writes", RECENT, true);
 
 		@Override
 		public Set<StoreBuilder<?>> stores() {
