@@ -13,7 +13,8 @@
 #       BENCH_OPTS passes more: -Dvalueguard.bench.settings=1,3 runs only those rows; -Dvalueguard.bench.rounds=5
 #       runs each row five times, baseline and ValueGuard alternating, and reports the median ratio;
 #       -Dvalueguard.bench.jfr=true records a JDK Flight Recorder profile of each application into
-#       target/benchmark/<time>/; -Dvalueguard.bench.valueguard-arguments="--name=value ..." gives every ValueGuard
+#       target/benchmark/<time>/; -Dvalueguard.bench.perf=true readies a run under `perf record` for
+#       scripts/perf-summary.py (native code included: docs/benchmarks.md, "Where a claim's time goes"); -Dvalueguard.bench.valueguard-arguments="--name=value ..." gives every ValueGuard
 #       run more arguments, to try a setting; -Dvalueguard.bench.row-arguments="--name=value ..." adds a row with them
 #       instead (row 9, or 10 after -Dvalueguard.bench.compare-jar's), to set it beside the defaults.
 #   scripts/benchmark.sh memory [keys] [heap MiB] [block cache MiB]

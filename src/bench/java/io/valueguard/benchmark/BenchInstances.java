@@ -30,6 +30,13 @@ final class BenchInstances {
 	private static final boolean JFR = Boolean.getBoolean("valueguard.bench.jfr");
 
 	/**
+	 * Whether a run is profiled from outside with {@code perf record}, native code included: each application then
+	 * writes its compiled methods' symbols for {@code perf} when it exits, and the benchmark names its threads beside
+	 * the report, for {@code scripts/perf-summary.py} (docs/benchmarks.md, "Where a claim's time goes").
+	 */
+	static final boolean PERF = Boolean.getBoolean("valueguard.bench.perf");
+
+	/**
 	 * More JVM options for every application a benchmark starts, space-separated: to look inside one, as
 	 * {@code -Dvalueguard.bench.jvm-options=-XX:NativeMemoryTracking=summary} and {@code jcmd <pid>
 	 * VM.native_memory summary} while it runs.
@@ -56,11 +63,16 @@ final class BenchInstances {
 	}
 
 	/**
-	 * JVM options of an application under test: a 1 GiB heap, any {@code valueguard.bench.jvm-options}, and a flight
-	 * recording beside the report when {@code -Dvalueguard.bench.jfr=true} asks for one.
+	 * JVM options of an application under test: a 1 GiB heap, any {@code valueguard.bench.jvm-options}, a flight
+	 * recording beside the report when {@code -Dvalueguard.bench.jfr=true} asks for one, and its symbols for
+	 * {@code perf} when {@code -Dvalueguard.bench.perf=true} does.
 	 */
 	static List<String> jvmOptions(Path work, String name) {
 		List<String> options = jvmOptions();
+		if (PERF) {
+			options.add("-XX:+UnlockDiagnosticVMOptions");
+			options.add("-XX:+DumpPerfMapAtExit");
+		}
 		if (JFR) {
 			// deep enough for a record's whole path from the poll loop to the sink; JFR's default of 64 frames cuts it
 			options.add("-XX:FlightRecorderOptions:stackdepth=256");

@@ -164,6 +164,16 @@ final class CatchUp {
 		return (spent != null) ? threadLoads(threadKinds(pid), spent, this.timedSeconds) : List.of();
 	}
 
+	/**
+	 * Names the threads of a running application for {@code scripts/perf-summary.py}: a line per thread, its id and
+	 * kind, after a first line naming the setting of the run, in {@code file}.
+	 */
+	static void writeThreadKinds(long pid, String setting, Path file) throws IOException {
+		StringBuilder lines = new StringBuilder("# setting\t" + setting + "\n");
+		threadKinds(pid).forEach((thread, kind) -> lines.append(thread).append('\t').append(kind).append('\n'));
+		Files.writeString(file, lines);
+	}
+
 	/** A kind of thread and the CPU it spent, as a share of the timed wall-clock time (1: one core all along). */
 	record ThreadLoad(String kind, double share) {
 

@@ -149,6 +149,12 @@ final class Runs {
 					catchUp.threadLoads(instance.pid()), catchUp.threadLoads(broker.pid()),
 					catchUp.lastThreeQuartersMillis(), catchUp.drainMillis(), peakResidentMib,
 					Table.read(bootstrapServers, prefix + ".bindings"), catchUp.brokerRequests());
+			if (BenchInstances.PERF) {
+				for (InstanceProcess each : instances) {
+					CatchUp.writeThreadKinds(each.pid(), setting.name() + ", ValueGuard",
+							work.resolve(each.pid() + ".threads"));
+				}
+			}
 			if (afterwards != null) {
 				afterwards.with(instance, prefix, arguments, run);
 			}
@@ -213,6 +219,10 @@ final class Runs {
 						&& Files.readString(processed).equals(Integer.toString(workload.claims())));
 			}
 			long millis = catchUp.time(() -> Files.exists(log) && Files.readString(log).contains("RUNNING"), process);
+			if (BenchInstances.PERF) {
+				CatchUp.writeThreadKinds(process.pid(), setting.name() + ", " + application.main().getSimpleName(),
+						work.resolve(process.pid() + ".threads"));
+			}
 			return new Run(applicationId + "-", workload.claims(), millis, catchUp.cpuSeconds(process.pid()),
 					catchUp.cpuSeconds(broker.pid()), offsetsWritten(admin, applicationId), -1,
 					catchUp.threadLoads(process.pid()), catchUp.threadLoads(broker.pid()),

@@ -6,14 +6,14 @@ import java.util.List;
 /**
  * The keys a task's store may hold, as Bloom filters on the heap: {@link #mayHold} never answers no for a key that was
  * {@link #add added}, and answers yes for about 1% of the others. A stage asks it before it reads its store, because
- * a RocksDB read of a key the store does not hold is the dearest read there is: both memtables and every file's filter
- * are searched, and RocksDB's Java binding then throws and catches a C++ exception to say "not found" (about 11 µs
- * at 1,000,000 keys on 2 cores, docs/benchmarks.md), where a claim of a fresh key or value needs no read at all.
+ * a RocksDB read of a key the store does not hold costs nearly as much as one that finds it: both memtables and every
+ * file's filter are searched, and RocksDB's Java binding then throws and catches a C++ exception to say "not found"
+ * (9 to 14 µs at 1,000,000 keys on 2 cores, docs/benchmarks.md), where the filters answer in well under one.
  * <p>
  * The filters only grow: a key deleted from the store stays in them, which costs a needless read of it, never a wrong
  * answer. When the keys added outgrow the newest filter a filter twice its size is added, so that the rate of false
  * yeses stays near 1% however many keys come; the whole is built again from the store when its task starts.
- * About 1.2 bytes of heap per key.
+ * 1.25 to 4 bytes of heap per key: 10 bits per key of room, and up to twice the room the keys take.
  */
 final class StoredKeys {
 
