@@ -122,6 +122,11 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 		this.check.cancel();
 		// a task connects once its store is restored, and every write after that comes through this table
 		this.storedKeys = this.filterKeys ? storedKeysOf(store) : null;
+		if (this.storedKeys != null) {
+			// none wait when a task starts (its last commit wrote them, or its failure dropped them); if one did,
+			// it would reach the store after the keys were read from it
+			this.pending.keySet().forEach(this.storedKeys::add);
+		}
 		if (!this.sharing) {
 			this.budget.join();
 			this.sharing = true;

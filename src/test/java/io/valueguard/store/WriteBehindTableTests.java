@@ -390,6 +390,26 @@ class WriteBehindTableTests {
 		verify(this.store).get("a");
 	}
 
+	/** A table connected again while a write waits: the write reaches the store after its keys were read. */
+	@Test
+	@SuppressWarnings("unchecked")
+	void shouldKnowTheKeysOfWritesThatWaitWhenATaskConnects() {
+		connectToMocks();
+		WriteBehindTable<String, String> filtering = connectFilteringTo();
+		fill(filtering);
+		filtering.put("a", "1");
+		when(this.store.all()).thenReturn(mock(KeyValueIterator.class));
+		filtering.connect(this.context, this.store);
+
+		filtering.flushCache();
+		when(this.store.get("a")).thenReturn("1");
+		for (int i = 0; i < RECENT; i++) {
+			filtering.put("other-" + i, "2");
+		}
+
+		assertThat(filtering.get("a")).isEqualTo("1");
+	}
+
 	/** The store goes back to its last commit, or is restored: until the task connects again, only it knows. */
 	@Test
 	void shouldLookForEveryKeyAfterTheTaskFails() {
