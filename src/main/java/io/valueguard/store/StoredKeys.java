@@ -49,9 +49,6 @@ final class StoredKeys {
 	void add(Object key) {
 		int hash = key.hashCode();
 		Filter newest = this.filters.get(this.filters.size() - 1);
-		if (newest.mayHold(hash)) {
-			return;
-		}
 		if (newest.added >= newest.capacity) {
 			newest = new Filter((int) Math.min(Integer.MAX_VALUE / BITS_PER_KEY, newest.capacity * 2L));
 			this.filters.add(newest);
@@ -97,13 +94,19 @@ final class StoredKeys {
 			return true;
 		}
 
+		// one pass: a key counts towards the filter's room only if it set a bit, that is, if it was not there yet
 		void add(int hash) {
 			long mixed = mix(hash);
+			boolean fresh = false;
 			for (int probe = 0; probe < PROBES; probe++) {
 				long bit = bit(mixed, probe);
-				this.bits[(int) (bit >>> 6)] |= 1L << bit;
+				long word = this.bits[(int) (bit >>> 6)];
+				fresh |= (word & (1L << bit)) == 0;
+				this.bits[(int) (bit >>> 6)] = word | (1L << bit);
 			}
-			this.added++;
+			if (fresh) {
+				this.added++;
+			}
 		}
 
 		// double hashing: the mix's two halves give the first bit and the step between probes
