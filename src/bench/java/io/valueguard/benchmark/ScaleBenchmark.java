@@ -142,15 +142,28 @@ class ScaleBenchmark {
 
 	}
 
-	/** How long until an instance served every key, and what each store restored meanwhile. */
-	record Restore(long millis, Map<String, long[]> restoredByStore) {
+	/**
+	 * How long until an instance served every key, what each store restored meanwhile, and what its tasks then read
+	 * into their key filters.
+	 */
+	record Restore(long millis, Map<String, long[]> restoredByStore, Map<String, long[]> filteredByStore) {
 
-		/** Records restored and the slowest partition's restore time, by store. */
+		/** From the lines an instance logged while it got ready. */
+		static Restore of(long millis, String log) {
+			return new Restore(millis, StateFigures.restoredByStore(log), StateFigures.filteredByStore(log));
+		}
+
+		/** Records restored and the slowest partition's restore time, by store; then the key filters' pass. */
 		String describe() {
 			StringBuilder text = new StringBuilder();
 			this.restoredByStore.forEach((store, totals) -> text.append(String.format(Locale.ROOT,
 					"%s%s %,d records in %.1f s", text.isEmpty() ? "" : "; ", store, totals[0], totals[1] / 1000.0)));
-			return text.isEmpty() ? "nothing" : text.toString();
+			if (text.isEmpty()) {
+				text.append("nothing");
+			}
+			this.filteredByStore.forEach((store, totals) -> text.append(String.format(Locale.ROOT,
+					"; %s's key filters %,d keys in %.2f s", store, totals[0], totals[1] / 1000.0)));
+			return text.toString();
 		}
 
 	}
@@ -242,7 +255,7 @@ class ScaleBenchmark {
 		Map<String, Long> disk = StateFigures.bytesOnDisk(instance.stateDir());
 		instance.wipeState();
 		long readyMillis = StateFigures.restartUntilReady(instance, Duration.ofMinutes(30));
-		Restore wiped = new Restore(readyMillis, StateFigures.restoredByStore(StateFigures.sinceLastStart(instance)));
+		Restore wiped = Restore.of(readyMillis, StateFigures.sinceLastStart(instance));
 		try (InstanceProcess standby = new InstanceProcess(prefix + "-standby", work, broker.bootstrapServers(),
 				arguments)
 			.jvmOptions(BenchInstances.jvmOptions(work, prefix + "-standby").toArray(String[]::new))) {
@@ -256,8 +269,8 @@ class ScaleBenchmark {
 			long stopped = System.nanoTime();
 			instance.stop();
 			awaitStores(standby, partitions, "active", Duration.ofMinutes(10));
-			Restore takeover = new Restore((System.nanoTime() - stopped) / 1_000_000,
-					StateFigures.restoredByStore(standby.log().substring(logLength)));
+			Restore takeover = Restore.of((System.nanoTime() - stopped) / 1_000_000,
+					standby.log().substring(logLength));
 			standby.stop();
 			return new Point(workload, baseline, run, atRest, entries, disk, wiped, standbysMillis, takeover,
 					indexAndFilters);

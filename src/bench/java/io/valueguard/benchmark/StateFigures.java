@@ -18,6 +18,10 @@ final class StateFigures {
 	private static final Pattern RESTORED = Pattern
 		.compile("Restored (\\d+) records into store (\\w+) from \\S+ in (\\d+) ms");
 
+	/** The line {@code WriteBehindTable} logs when a task's store is read into its key filters. */
+	private static final Pattern FILTERED = Pattern
+		.compile("Read (\\d+) keys of store (\\w+) of task \\S+ into its key filters in (\\d+) ms");
+
 	private StateFigures() {
 	}
 
@@ -26,12 +30,24 @@ final class StateFigures {
 	 * from the lines of an instance's log.
 	 */
 	static Map<String, long[]> restoredByStore(String log) {
+		return byStore(RESTORED, log);
+	}
+
+	/**
+	 * By store: the keys read into the tasks' key filters after their restores (index 0) and the slowest task's pass
+	 * in milliseconds (index 1), from the lines of an instance's log.
+	 */
+	static Map<String, long[]> filteredByStore(String log) {
+		return byStore(FILTERED, log);
+	}
+
+	private static Map<String, long[]> byStore(Pattern line, String log) {
 		Map<String, long[]> stores = new TreeMap<>();
-		Matcher matcher = RESTORED.matcher(log);
+		Matcher matcher = line.matcher(log);
 		while (matcher.find()) {
 			long[] totals = stores.computeIfAbsent(matcher.group(2), (store) -> new long[2]);
 			totals[0] += Long.parseLong(matcher.group(1));
-			// partitions restore side by side: the store took as long as its slowest partition
+			// partitions restore (and tasks start) side by side: the store took as long as its slowest partition
 			totals[1] = Math.max(totals[1], Long.parseLong(matcher.group(3)));
 		}
 		return stores;

@@ -3,8 +3,11 @@ package io.valueguard.store;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.Locale;
 import java.util.Map;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.internals.ProcessorRecordContext;
@@ -45,6 +48,8 @@ import org.jspecify.annotations.Nullable;
  * store, as a lookup of one key does, so pending writes stay unseen until they are written there either way.
  */
 public final class WriteBehindTable<K, V> extends PreCommitStore implements StateTable<K, V> {
+
+	private static final Log logger = LogFactory.getLog(WriteBehindTable.class);
 
 	/** Writes per task and commit that go straight to the store while the task keeps up with its input. */
 	static final int WRITE_THROUGH = 1_000;
@@ -121,7 +126,7 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 		// a store that Kafka Streams reuses for a new task: what the last task scheduled went with it
 		this.check.cancel();
 		// a task connects once its store is restored, and every write after that comes through this table
-		this.storedKeys = this.filterKeys ? storedKeysOf(store) : null;
+		this.storedKeys = this.filterKeys ? storedKeysOf(store, context) : null;
 		if (this.storedKeys != null) {
 			// none wait when a task starts (its last commit wrote them, or its failure dropped them); if one did,
 			// it would reach the store after the keys were read from it
@@ -218,7 +223,8 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 		this.recent.put(key, value);
 	}
 
-	private static <K> StoredKeys storedKeysOf(KeyValueStore<K, ?> store) {
+	private static <K> StoredKeys storedKeysOf(KeyValueStore<K, ?> store, ProcessorContext<?, ?> context) {
+		long started = System.nanoTime();
 		int[] hashes = new int[1024];
 		int count = 0;
 		try (KeyValueIterator<K, ?> entries = store.all()) {
@@ -229,7 +235,13 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 				hashes[count++] = entries.next().key.hashCode();
 			}
 		}
-		return new StoredKeys(hashes, count);
+		StoredKeys keys = new StoredKeys(hashes, count);
+		// one line per task with keys, beside the restore's: how much of a task's start this pass takes
+		if (count > 0) {
+			logger.info(String.format(Locale.ROOT, "Read %d keys of store %s of task %s into its key filters in %d ms",
+					count, store.name(), context.taskId(), (System.nanoTime() - started) / 1_000_000));
+		}
+		return keys;
 	}
 
 	/** How many entries wait to be written. */

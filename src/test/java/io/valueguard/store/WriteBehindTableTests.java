@@ -46,7 +46,10 @@ import org.apache.kafka.streams.state.Stores;
 import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
@@ -66,6 +69,7 @@ import static org.mockito.Mockito.when;
  * for as many writes of other keys as go straight to the store after a commit, comma separated) and forwards what it
  * read as {@code key=value}. The driver commits after every input record, which is when the table writes.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class WriteBehindTableTests {
 
 	private static final String CHANGELOG = "write-behind-test-entries-changelog";
@@ -408,6 +412,25 @@ class WriteBehindTableTests {
 		}
 
 		assertThat(filtering.get("a")).isEqualTo("1");
+	}
+
+	/** Reading a large store into the filters takes part of a task's start: the operator sees how much. */
+	@Test
+	void shouldSayHowManyKeysATaskReadIntoItsFiltersAndHowLongItTook(CapturedOutput output) {
+		when(this.store.name()).thenReturn("bindings");
+		when(this.context.taskId()).thenReturn(new TaskId(0, 3));
+
+		connectFilteringTo("a", "b");
+
+		assertThat(output.getOut()).containsPattern("Read 2 keys of store bindings of task 0_3 into its key filters in "
+				+ "\\d+ ms");
+	}
+
+	@Test
+	void shouldSayNothingOfAnEmptyStore(CapturedOutput output) {
+		connectFilteringTo();
+
+		assertThat(output.getOut()).doesNotContain("key filters");
 	}
 
 	/** The store goes back to its last commit, or is restored: until the task connects again, only it knows. */
