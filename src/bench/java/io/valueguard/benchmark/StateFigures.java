@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.LongBinaryOperator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -30,25 +31,26 @@ final class StateFigures {
 	 * from the lines of an instance's log.
 	 */
 	static Map<String, long[]> restoredByStore(String log) {
-		return byStore(RESTORED, log);
+		// partitions restore side by side: the store took as long as its slowest partition
+		return byStore(RESTORED, log, Math::max);
 	}
 
 	/**
-	 * By store: the keys read into the tasks' key filters after their restores (index 0) and the slowest task's pass
+	 * By store: the keys read into the tasks' key filters after their restores (index 0) and the tasks' passes in all,
 	 * in milliseconds (index 1), from the lines of an instance's log.
 	 */
 	static Map<String, long[]> filteredByStore(String log) {
-		return byStore(FILTERED, log);
+		// a stage's thread starts its tasks one after another: their passes add up
+		return byStore(FILTERED, log, Long::sum);
 	}
 
-	private static Map<String, long[]> byStore(Pattern line, String log) {
+	private static Map<String, long[]> byStore(Pattern line, String log, LongBinaryOperator millis) {
 		Map<String, long[]> stores = new TreeMap<>();
 		Matcher matcher = line.matcher(log);
 		while (matcher.find()) {
 			long[] totals = stores.computeIfAbsent(matcher.group(2), (store) -> new long[2]);
 			totals[0] += Long.parseLong(matcher.group(1));
-			// partitions restore (and tasks start) side by side: the store took as long as its slowest partition
-			totals[1] = Math.max(totals[1], Long.parseLong(matcher.group(3)));
+			totals[1] = millis.applyAsLong(totals[1], Long.parseLong(matcher.group(3)));
 		}
 		return stores;
 	}

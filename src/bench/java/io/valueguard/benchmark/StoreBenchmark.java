@@ -105,7 +105,7 @@ class StoreBenchmark {
 		report.append(String.format(Locale.ROOT,
 				"Restart with the state directory wiped: ready after %.1f s%n%n| store | records restored | restore "
 						+ "time (slowest partition) | restore records/s | plain consumer records/s | ratio | keys read into the key "
-						+ "filters after it (slowest task) |%n| --- | --- | --- | --- | --- | --- | --- |%n",
+						+ "filters after it (all tasks' passes) |%n| --- | --- | --- | --- | --- | --- | --- |%n",
 				readyMillis / 1000.0));
 		Map<String, String> changelogs = Map.of("bindings", prefix + "-keys-bindings-changelog", "owners",
 				prefix + "-values-owners-changelog");

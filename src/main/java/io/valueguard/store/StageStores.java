@@ -32,7 +32,8 @@ public record StageStores<V, E>(StoreBuilder<KeyValueStore<String, V>> table,
 	public static <V, E> StageStores<V, E> of(KeyValueBytesStoreSupplier table, Serde<V> values, int recentEntries,
 			String outbox, Map<String, String> changelog) {
 		return new StageStores<>(Stores.keyValueStoreBuilder(table, Serdes.String(), values).withLoggingEnabled(changelog),
-				WriteBehindTable.builder(pendingWritesOf(table.name()), recentEntries, true), Outbox.builder(outbox));
+				WriteBehindTable.builder(pendingWritesOf(table.name()), recentEntries,
+						Serdes.String().deserializer()), Outbox.builder(outbox));
 	}
 
 	/** The name of the write-behind table in front of the store {@code table}. */

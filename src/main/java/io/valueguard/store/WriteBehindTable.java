@@ -8,7 +8,10 @@ import java.util.Map;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.processor.StateStore;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.internals.ProcessorRecordContext;
 import org.apache.kafka.streams.query.FailureReason;
@@ -19,6 +22,8 @@ import org.apache.kafka.streams.query.QueryResult;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.StoreBuilder;
+import org.apache.kafka.streams.state.internals.MeteredKeyValueStore;
+import org.apache.kafka.streams.state.internals.WrappedStateStore;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -66,11 +71,11 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 	/**
 	 * A new table per task, as Kafka Streams builds every store.
 	 * @param recentEntries how many entries the tables this builder builds (one stage's) remember together
-	 * @param filterKeys whether the tables keep {@link StoredKeys}, built from the store whenever a task connects,
-	 * so that a key the store does not hold is not looked for there
+	 * @param filterKeys the deserializer of the store's keys, if the tables keep {@link StoredKeys}, built from the
+	 * store whenever a task connects, so that a key the store does not hold is not looked for there; null: they do not
 	 */
 	public static <K, V> StoreBuilder<WriteBehindTable<K, V>> builder(String name, int recentEntries,
-			boolean filterKeys) {
+			@Nullable Deserializer<K> filterKeys) {
 		RecentEntriesBudget recent = new RecentEntriesBudget(recentEntries);
 		return builder(name, (table) -> new WriteBehindTable<>(table, recent, filterKeys));
 	}
@@ -82,7 +87,7 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 
 	private final RecentEntriesBudget budget;
 
-	private final boolean filterKeys;
+	private final @Nullable Deserializer<K> filterKeys;
 
 	/** The keys the store may hold, while the table is connected and knows them all; null: ask the store. */
 	private @Nullable StoredKeys storedKeys;
@@ -109,7 +114,7 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 	/** The last commit held more than {@link #WRITE_THROUGH} writes: the task reads a backlog, and writes wait. */
 	private boolean readingBacklog;
 
-	private WriteBehindTable(String name, RecentEntriesBudget budget, boolean filterKeys) {
+	private WriteBehindTable(String name, RecentEntriesBudget budget, @Nullable Deserializer<K> filterKeys) {
 		super(name);
 		this.budget = budget;
 		this.filterKeys = filterKeys;
@@ -126,7 +131,7 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 		// a store that Kafka Streams reuses for a new task: what the last task scheduled went with it
 		this.check.cancel();
 		// a task connects once its store is restored, and every write after that comes through this table
-		this.storedKeys = this.filterKeys ? storedKeysOf(store, context) : null;
+		this.storedKeys = (this.filterKeys != null) ? storedKeysOf(store, this.filterKeys, context) : null;
 		if (this.storedKeys != null) {
 			// none wait when a task starts (its last commit wrote them, or its failure dropped them); if one did,
 			// it would reach the store after the keys were read from it
@@ -223,25 +228,52 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 		this.recent.put(key, value);
 	}
 
-	private static <K> StoredKeys storedKeysOf(KeyValueStore<K, ?> store, ProcessorContext<?, ?> context) {
+	private static <K> StoredKeys storedKeysOf(KeyValueStore<K, ?> store, Deserializer<K> keys,
+			ProcessorContext<?, ?> context) {
 		long started = System.nanoTime();
 		int[] hashes = new int[1024];
 		int count = 0;
-		try (KeyValueIterator<K, ?> entries = store.all()) {
-			while (entries.hasNext()) {
-				if (count == hashes.length) {
-					hashes = Arrays.copyOf(hashes, count * 2);
+		MeteredKeyValueStore<?, ?> typed = typedStoreOf(store);
+		if (typed != null) {
+			// the serialized entries beneath Kafka Streams' typed store: through it, every value would be decoded too
+			try (KeyValueIterator<Bytes, byte[]> entries = typed.wrapped().all()) {
+				while (entries.hasNext()) {
+					if (count == hashes.length) {
+						hashes = Arrays.copyOf(hashes, count * 2);
+					}
+					hashes[count++] = keys.deserialize(store.name(), entries.next().key.get()).hashCode();
 				}
-				hashes[count++] = entries.next().key.hashCode();
 			}
 		}
-		StoredKeys keys = new StoredKeys(hashes, count);
+		else {
+			try (KeyValueIterator<K, ?> entries = store.all()) {
+				while (entries.hasNext()) {
+					if (count == hashes.length) {
+						hashes = Arrays.copyOf(hashes, count * 2);
+					}
+					hashes[count++] = entries.next().key.hashCode();
+				}
+			}
+		}
+		StoredKeys storedKeys = new StoredKeys(hashes, count);
 		// one line per task with keys, beside the restore's: how much of a task's start this pass takes
 		if (count > 0) {
 			logger.info(String.format(Locale.ROOT, "Read %d keys of store %s of task %s into its key filters in %d ms",
 					count, store.name(), context.taskId(), (System.nanoTime() - started) / 1_000_000));
 		}
-		return keys;
+		return storedKeys;
+	}
+
+	/**
+	 * Kafka Streams' typed store in {@code store}, which is it or wraps it (a processor gets it wrapped in a decorator
+	 * that refuses to close it); null if there is none, as in tests.
+	 */
+	private static @Nullable MeteredKeyValueStore<?, ?> typedStoreOf(StateStore store) {
+		StateStore layer = store;
+		while (!(layer instanceof MeteredKeyValueStore<?, ?>) && layer instanceof WrappedStateStore<?, ?, ?> wrapper) {
+			layer = wrapper.wrapped();
+		}
+		return (layer instanceof MeteredKeyValueStore<?, ?> typed) ? typed : null;
 	}
 
 	/** How many entries wait to be written. */

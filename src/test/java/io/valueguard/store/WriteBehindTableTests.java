@@ -1,5 +1,6 @@
 package io.valueguard.store;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -9,9 +10,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -29,6 +32,7 @@ import org.apache.kafka.streams.processor.Cancellable;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.TaskId;
 import org.apache.kafka.streams.processor.Punctuator;
+import org.apache.kafka.streams.processor.api.MockProcessorContext;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.ProcessorSupplier;
@@ -86,7 +90,7 @@ class WriteBehindTableTests {
 	private static final int RECENT = 100;
 
 	/** Builds the tables of one stage, as Kafka Streams builds one per task: they share {@link #RECENT}. */
-	private final StoreBuilder<WriteBehindTable<String, String>> tables = WriteBehindTable.builder("entries", RECENT, false);
+	private final StoreBuilder<WriteBehindTable<String, String>> tables = WriteBehindTable.builder("entries", RECENT, null);
 
 	private final WriteBehindTable<String, String> table = this.tables.build();
 
@@ -98,10 +102,12 @@ class WriteBehindTableTests {
 
 	private final Cancellable checkSchedule = mock(Cancellable.class);
 
+	private final Commands commands = new Commands();
+
 	WriteBehindTableTests(@TempDir Path stateDirectory) {
 		StreamsBuilder builder = new StreamsBuilder();
 		builder.stream("in", Consumed.with(Serdes.String(), Serdes.String()))
-			.process(new Commands())
+			.process(this.commands)
 			.to("reads", Produced.with(Serdes.String(), Serdes.String()));
 		Properties config = new Properties();
 		config.put(StreamsConfig.APPLICATION_ID_CONFIG, "write-behind-test");
@@ -414,6 +420,54 @@ class WriteBehindTableTests {
 		assertThat(filtering.get("a")).isEqualTo("1");
 	}
 
+	/**
+	 * Over Kafka Streams' typed store the table reads the serialized keys beneath it, without decoding a value, and
+	 * knows every key the store holds, whatever its characters.
+	 */
+	@Test
+	void shouldKnowEveryKeyOfATypedStoreWithoutDecodingItsValues() {
+		AtomicInteger decoded = new AtomicInteger();
+		Serde<String> values = Serdes.serdeFrom(new StringSerializer(), (topic, data) -> {
+			decoded.incrementAndGet();
+			return new String(data, StandardCharsets.UTF_8);
+		});
+		KeyValueStore<String, String> held = Stores
+			.keyValueStoreBuilder(Stores.inMemoryKeyValueStore("held"), Serdes.String(), values)
+			.withLoggingDisabled()
+			.build();
+		held.init(new MockProcessorContext<String, String>().getStateStoreContext(), held);
+		List<String> keys = List.of("ascii", "ключ-ü", "🔑-key", "");
+		keys.forEach((key) -> held.put(key, "v-" + key));
+		WriteBehindTable<String, String> filtering = WriteBehindTable.<String, String>builder("filtering", RECENT,
+				new StringDeserializer())
+			.build();
+
+		filtering.connect(this.context, held);
+
+		assertThat(decoded).hasValue(0);
+		for (String key : keys) {
+			assertThat(filtering.get(key)).isEqualTo("v-" + key);
+		}
+		assertThat(filtering.get("absent")).isNull();
+		assertThat(decoded).hasValue(keys.size());
+	}
+
+	/**
+	 * What a processor gets is Kafka Streams' typed store in a decorator: the table reads the keys beneath both, and
+	 * decodes no value doing it.
+	 */
+	@Test
+	void shouldKnowTheKeysOfTheStoreAProcessorGetsWhenItConnectsAgain() {
+		this.input.pipeInput("k", "put:a:1,put:b:2");
+
+		int decodedBefore = this.commands.decoded.get();
+		this.input.pipeInput("k", "reconnect,fill,get:a,get:b,get:c");
+
+		assertThat(this.reads.readValuesToList()).containsExactly("a=1", "b=2", "c=null");
+		// the two reads: none while the keys were read
+		assertThat(this.commands.decoded.get() - decodedBefore).isEqualTo(2);
+	}
+
 	/** Reading a large store into the filters takes part of a task's start: the operator sees how much. */
 	@Test
 	void shouldSayHowManyKeysATaskReadIntoItsFiltersAndHowLongItTook(CapturedOutput output) {
@@ -528,7 +582,8 @@ class WriteBehindTableTests {
 		when(all.hasNext()).thenAnswer((call) -> held.hasNext());
 		when(all.next()).thenAnswer((call) -> held.next());
 		when(this.store.all()).thenReturn(all);
-		WriteBehindTable<String, String> filtering = WriteBehindTable.<String, String>builder("filtering", RECENT, true)
+		WriteBehindTable<String, String> filtering = WriteBehindTable.<String, String>builder("filtering", RECENT,
+				new StringDeserializer())
 			.build();
 		filtering.connect(this.context, this.store);
 		verify(all).close();
@@ -556,11 +611,18 @@ class WriteBehindTableTests {
 
 	private static final class Commands implements ProcessorSupplier<String, String, String, String> {
 
+		/** How many values the store decoded. */
+		private final AtomicInteger decoded = new AtomicInteger();
+
 		private final StoreBuilder<KeyValueStore<String, String>> store = Stores
-			.keyValueStoreBuilder(Stores.persistentKeyValueStore("entries"), Serdes.String(), Serdes.String());
+			.keyValueStoreBuilder(Stores.persistentKeyValueStore("entries"), Serdes.String(),
+					Serdes.serdeFrom(new StringSerializer(), (topic, data) -> {
+						this.decoded.incrementAndGet();
+						return new String(data, StandardCharsets.UTF_8);
+					}));
 
 		private final StoreBuilder<WriteBehindTable<String, String>> table = WriteBehindTable
-			.builder("entries-pending-writes", RECENT, true);
+			.builder("entries-pending-writes", RECENT, new StringDeserializer());
 
 		@Override
 		public Set<StoreBuilder<?>> stores() {
@@ -593,6 +655,7 @@ class WriteBehindTableTests {
 						switch (fields[0]) {
 							case "fill" -> fill(this.table);
 							case "put" -> this.table.put(fields[1], fields[2]);
+							case "reconnect" -> this.table.connect(this.context, this.store);
 							case "get" -> read.add(fields[1] + "=" + this.table.get(fields[1]));
 							case "stored" -> read.add(fields[1] + "=" + this.store.get(fields[1]));
 							case "delete" -> this.table.delete(fields[1]);
