@@ -233,26 +233,17 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 		long started = System.nanoTime();
 		int[] hashes = new int[1024];
 		int count = 0;
+		// the serialized entries beneath Kafka Streams' typed store, where there is one: through it, every value
+		// would be decoded too
 		MeteredKeyValueStore<?, ?> typed = typedStoreOf(store);
-		if (typed != null) {
-			// the serialized entries beneath Kafka Streams' typed store: through it, every value would be decoded too
-			try (KeyValueIterator<Bytes, byte[]> entries = typed.wrapped().all()) {
-				while (entries.hasNext()) {
-					if (count == hashes.length) {
-						hashes = Arrays.copyOf(hashes, count * 2);
-					}
-					hashes[count++] = keys.deserialize(store.name(), entries.next().key.get()).hashCode();
+		try (KeyValueIterator<?, ?> entries = (typed != null) ? typed.wrapped().all() : store.all()) {
+			while (entries.hasNext()) {
+				Object key = entries.next().key;
+				if (count == hashes.length) {
+					hashes = Arrays.copyOf(hashes, count * 2);
 				}
-			}
-		}
-		else {
-			try (KeyValueIterator<K, ?> entries = store.all()) {
-				while (entries.hasNext()) {
-					if (count == hashes.length) {
-						hashes = Arrays.copyOf(hashes, count * 2);
-					}
-					hashes[count++] = entries.next().key.hashCode();
-				}
+				hashes[count++] = (typed != null) ? keys.deserialize(store.name(), ((Bytes) key).get()).hashCode()
+						: key.hashCode();
 			}
 		}
 		StoredKeys storedKeys = new StoredKeys(hashes, count);
