@@ -16,7 +16,10 @@
 #       target/benchmark/<time>/; -Dvalueguard.bench.perf=true readies a run under `perf record` for
 #       scripts/perf-summary.py (native code included: docs/benchmarks.md, "Where a claim's time goes"); -Dvalueguard.bench.valueguard-arguments="--name=value ..." gives every ValueGuard
 #       run more arguments, to try a setting; -Dvalueguard.bench.row-arguments="--name=value ..." adds a row with them
-#       instead (row 9, or 10 after -Dvalueguard.bench.compare-jar's), to set it beside the defaults.
+#       instead (row 9, or 10 after -Dvalueguard.bench.compare-jar's), to set it beside the defaults;
+#       -Dvalueguard.bench.row-jvm-options="-XX:..." and -Dvalueguard.bench.row-environment="NAME=value ..." add a row
+#       of ValueGuard run with those JVM options and environment variables (after the rows above), to set beside the
+#       defaults what a deployment sets around the application.
 #   scripts/benchmark.sh memory [keys] [heap MiB] [block cache MiB]
 #       Resident memory of one instance holding [keys] keys and half as many values, against heap + RocksDB budget
 #       + 200 MiB; then its restore with the state directory wiped, records/s per store against a plain consumer of
@@ -50,6 +53,9 @@
 #       nanoseconds per read of each and their ratio. Defaults: 170000 1000000 (a partition's share of 1,000,000 keys).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# BENCH_OPTS splits into words as a shell line does, quotes kept, so that one property can hold several
+# space-separated items: BENCH_OPTS='-Dvalueguard.bench.row-jvm-options="-XX:A=1 -XX:B=2"'
+eval "bench_opts=(${BENCH_OPTS:-})"
 # the packaged jar is what runs, as users run it
 ./mvnw -B -ntp -q package -DskipTests
 if [ "${1:-}" = "memory" ]; then
@@ -59,30 +65,30 @@ if [ "${1:-}" = "memory" ]; then
   exit 0
 fi
 if [ "${1:-}" = "filters" ]; then
-  ./mvnw -B -ntp -Pbench test -Dtest=FilterLayoutBenchmark -Dsurefire.failIfNoSpecifiedTests=false ${BENCH_OPTS:-} \
+  ./mvnw -B -ntp -Pbench test -Dtest=FilterLayoutBenchmark -Dsurefire.failIfNoSpecifiedTests=false "${bench_opts[@]}" \
     -Dvalueguard.bench.entries="${2:-170000}" -Dvalueguard.bench.reads="${3:-1000000}" \
     | grep -E '^\||entries per store|Tests run|FAIL|ERROR'
   exit 0
 fi
 if [ "${1:-}" = "scale" ]; then
-  ./mvnw -B -ntp -Pbench test -Dtest=ScaleBenchmark -Dsurefire.failIfNoSpecifiedTests=false ${BENCH_OPTS:-} \
+  ./mvnw -B -ntp -Pbench test -Dtest=ScaleBenchmark -Dsurefire.failIfNoSpecifiedTests=false "${bench_opts[@]}" \
     -Dvalueguard.bench.keyspaces="${2:-100000,1000000,10000000}" -Dvalueguard.bench.block-cache-mib="${3:-64}" \
     | grep -E '^\||^Preloaded|restored|Plot|plot|Tests run|FAIL|ERROR'
   exit 0
 fi
 if [ "${1:-}" = "retention" ]; then
-  ./mvnw -B -ntp -Pbench test -Dtest=RetentionBenchmark -Dsurefire.failIfNoSpecifiedTests=false ${BENCH_OPTS:-} \
+  ./mvnw -B -ntp -Pbench test -Dtest=RetentionBenchmark -Dsurefire.failIfNoSpecifiedTests=false "${bench_opts[@]}" \
     -Dvalueguard.bench.claims="${2:-5000000}" -Dvalueguard.bench.retention="${3:-1000s}" \
     | grep -E '^\||^Churn|Tests run|FAIL|ERROR'
   exit 0
 fi
 if [ "${1:-}" = "latency" ]; then
-  ./mvnw -B -ntp -Pbench test -Dtest=LatencyBenchmark -Dsurefire.failIfNoSpecifiedTests=false ${BENCH_OPTS:-} \
+  ./mvnw -B -ntp -Pbench test -Dtest=LatencyBenchmark -Dsurefire.failIfNoSpecifiedTests=false "${bench_opts[@]}" \
     -Dvalueguard.bench.seconds="${2:-60}" -Dvalueguard.bench.rate="${3:-0}" \
     | grep -E '^\||partitions,|Where the time went|Commit latency|Seconds of load|load generator|Tests run|FAIL|ERROR'
   exit 0
 fi
-./mvnw -B -ntp -Pbench test -Dtest=ThroughputBenchmark -Dsurefire.failIfNoSpecifiedTests=false ${BENCH_OPTS:-} \
+./mvnw -B -ntp -Pbench test -Dtest=ThroughputBenchmark -Dsurefire.failIfNoSpecifiedTests=false "${bench_opts[@]}" \
   -Dvalueguard.bench.claims="${1:-300000}" -Dvalueguard.bench.keys="${2:-100000}" \
   -Dvalueguard.bench.values="${3:-50000}" -Dvalueguard.bench.partitions="${4:-6}" \
   -Dvalueguard.bench.guarantee="${5:-exactly_once_v2}" | grep -E '^\||^Preloaded|claims,|median ratio|Tests run|FAIL|ERROR'

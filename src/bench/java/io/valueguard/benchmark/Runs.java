@@ -108,8 +108,11 @@ final class Runs {
 			// one application: the first instance is named for it, the others after it, each with its own state
 			for (int i = 1; i <= setting.instances(); i++) {
 				String name = (i == 1) ? prefix : prefix + "-" + i;
+				List<String> jvmOptions = new ArrayList<>(BenchInstances.jvmOptions(work, name));
+				jvmOptions.addAll(setting.jvmOptions());
 				InstanceProcess each = new InstanceProcess(name, work, bootstrapServers, arguments)
-					.jvmOptions(BenchInstances.jvmOptions(work, name).toArray(String[]::new));
+					.jvmOptions(jvmOptions.toArray(String[]::new))
+					.environment(setting.environment());
 				if (setting.jar() != null) {
 					each.jar(setting.jar());
 				}

@@ -7,11 +7,14 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A row of a throughput benchmark: the Kafka Streams configuration both applications run with, on top of their own
- * defaults, more arguments for ValueGuard, another build's jar to run instead of this one's, if any, and how many
- * ValueGuard instances share the work (one application, its partitions divided among them).
+ * defaults, more arguments for ValueGuard, another build's jar to run instead of this one's, if any, how many
+ * ValueGuard instances share the work (one application, its partitions divided among them), and more JVM options and
+ * environment for ValueGuard's processes (what a deployment sets outside the application, such as the collector's
+ * regions or glibc's malloc arenas).
  */
 record Setting(String name, Map<String, String> baseline, Map<String, String> valueGuard,
-		List<String> valueGuardArguments, java.io.@Nullable File jar, int instances) {
+		List<String> valueGuardArguments, java.io.@Nullable File jar, int instances, List<String> jvmOptions,
+		Map<String, String> environment) {
 
 	static final Setting DEFAULTS = new Setting("defaults", Map.of(), Map.of());
 
@@ -21,17 +24,26 @@ record Setting(String name, Map<String, String> baseline, Map<String, String> va
 
 	Setting(String name, Map<String, String> baseline, Map<String, String> valueGuard,
 			List<String> valueGuardArguments) {
-		this(name, baseline, valueGuard, valueGuardArguments, null, 1);
+		this(name, baseline, valueGuard, valueGuardArguments, null, 1, List.of(), Map.of());
 	}
 
 	/** The defaults, run from another build's jar: whether a change cost throughput. */
 	static Setting fromJar(java.io.File jar) {
-		return new Setting("ValueGuard from " + jar, Map.of(), Map.of(), List.of(), jar, 1);
+		return new Setting("ValueGuard from " + jar, Map.of(), Map.of(), List.of(), jar, 1, List.of(), Map.of());
 	}
 
 	/** The defaults on {@code instances} ValueGuard instances. */
 	static Setting onInstances(int instances) {
-		return new Setting("ValueGuard on " + instances + " instances", Map.of(), Map.of(), List.of(), null, instances);
+		return new Setting("ValueGuard on " + instances + " instances", Map.of(), Map.of(), List.of(), null, instances,
+				List.of(), Map.of());
+	}
+
+	/** The defaults, with more JVM options and environment for ValueGuard's process. */
+	static Setting withProcess(List<String> jvmOptions, Map<String, String> environment) {
+		List<String> named = new java.util.ArrayList<>(jvmOptions);
+		environment.forEach((variable, value) -> named.add(variable + "=" + value));
+		return new Setting("ValueGuard run with " + String.join(" ", named), Map.of(), Map.of(), List.of(), null, 1,
+				jvmOptions, environment);
 	}
 
 }

@@ -74,6 +74,21 @@ class ThroughputBenchmark {
 	private static final List<String> ROW_ARGUMENTS = BenchInstances.spaceSeparated("valueguard.bench.row-arguments");
 
 	/**
+	 * More JVM options, space-separated, and environment variables, space-separated {@code NAME=value}, for one more
+	 * row of this build's ValueGuard, after the rows above: what a deployment sets around the application, beside the
+	 * defaults in alternating rounds of one run ({@code -Dvalueguard.bench.row-jvm-options="-XX:..."},
+	 * {@code -Dvalueguard.bench.row-environment="MALLOC_ARENA_MAX=2"}).
+	 */
+	private static final List<String> ROW_JVM_OPTIONS = BenchInstances.spaceSeparated("valueguard.bench.row-jvm-options");
+
+	private static final Map<String, String> ROW_ENVIRONMENT = BenchInstances
+		.spaceSeparated("valueguard.bench.row-environment")
+		.stream()
+		.map((variable) -> variable.split("=", 2))
+		.collect(java.util.stream.Collectors.toMap((pair) -> pair[0], (pair) -> (pair.length > 1) ? pair[1] : "",
+				(first, second) -> second, java.util.LinkedHashMap::new));
+
+	/**
 	 * One more row per count, after the others: the defaults on that many instances of one application, which share
 	 * its partitions ({@code -Dvalueguard.bench.instances=2,3}); what adding instances costs per claim. Exactly-once
 	 * only. Their CPU is summed, and their largest resident set is the largest of any one of them; the details' CPU by
@@ -121,13 +136,16 @@ class ThroughputBenchmark {
 				settings.add(new Setting("ValueGuard with " + String.join(" ", ROW_ARGUMENTS), Map.of(), Map.of(),
 						ROW_ARGUMENTS));
 			}
+			if (!ROW_JVM_OPTIONS.isEmpty() || !ROW_ENVIRONMENT.isEmpty()) {
+				settings.add(Setting.withProcess(ROW_JVM_OPTIONS, ROW_ENVIRONMENT));
+			}
 			for (int instances : INSTANCES) {
 				settings.add(Setting.onInstances(instances));
 			}
 			// a fresh broker JVM is still compiling its hot paths: warm it up with one run of each, not reported
 			Setting first = settings.get(0);
 			Setting warmUp = new Setting(WARM_UP, first.baseline(), first.valueGuard(), first.valueGuardArguments(),
-					first.jar(), first.instances());
+					first.jar(), first.instances(), first.jvmOptions(), first.environment());
 			Runs.baseline(broker, admin, work, WORKLOAD, warmUp);
 			Runs.valueGuard(broker, admin, work, WORKLOAD, warmUp, null);
 			StringBuilder report = new StringBuilder();

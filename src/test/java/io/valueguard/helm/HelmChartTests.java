@@ -365,6 +365,19 @@ class HelmChartTests {
 	}
 
 	@Test
+	void shouldCarryTheSettingsForDeploymentsShortOfMemory(@TempDir Path values) throws Exception {
+		// as docs/scaling.md gives them ("Memory per instance"): JVM options, and glibc's arenas through the environment
+		Path tight = Files.writeString(values.resolve("tight.yaml"), String.join("\n",
+				"jvm:", "  extraOptions: \"-Djdk.nio.maxCachedBufferSize=262144 -XX:TrimNativeHeapInterval=5000\"",
+				"extraEnv: [{name: MALLOC_ARENA_MAX, value: \"2\"}]", ""));
+		Container container = only(render((template) -> template.withValuesFile(tight)), StatefulSet.class).getSpec()
+			.getTemplate().getSpec().getContainers().get(0);
+		assertThat(env(container, "JAVA_TOOL_OPTIONS").getValue()).contains("-XX:+UseG1GC",
+				"-Djdk.nio.maxCachedBufferSize=262144 -XX:TrimNativeHeapInterval=5000");
+		assertThat(env(container, "MALLOC_ARENA_MAX").getValue()).isEqualTo("2");
+	}
+
+	@Test
 	void shouldRefuseToRenderAnInstallThatWouldTakeNoCredentials() {
 		assertThatException().isThrownBy(() -> renderBare(UnaryOperator.identity()))
 			.withMessageContaining("security.requireAuthentication is true, but the API would take no credentials");

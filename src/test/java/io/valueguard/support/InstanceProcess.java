@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
 
@@ -43,6 +44,8 @@ public final class InstanceProcess implements AutoCloseable {
 	 */
 	private java.io.@Nullable File jar;
 
+	private Map<String, String> environment = Map.of();
+
 	public InstanceProcess(String name, Path workDir, String bootstrapServers, List<String> arguments) {
 		this.name = name;
 		this.stateDir = workDir.resolve(name + "-state");
@@ -63,6 +66,12 @@ public final class InstanceProcess implements AutoCloseable {
 	/** JVM options instead of the fault tests' small ones, as for a benchmark. */
 	public InstanceProcess jvmOptions(String... options) {
 		this.jvmOptions = List.of(options);
+		return this;
+	}
+
+	/** Environment variables beside the inherited ones, such as glibc's {@code MALLOC_ARENA_MAX}. */
+	public InstanceProcess environment(Map<String, String> environment) {
+		this.environment = Map.copyOf(environment);
 		return this;
 	}
 
@@ -100,9 +109,10 @@ public final class InstanceProcess implements AutoCloseable {
 			command.addAll(this.jvmOptions);
 			command.addAll(List.of("-jar", ((this.jar != null) ? this.jar : ChildJvm.applicationJar()).getPath()));
 			command.addAll(this.arguments);
-			this.process = new ProcessBuilder(command).redirectErrorStream(true)
-				.redirectOutput(ProcessBuilder.Redirect.appendTo(this.logFile.toFile()))
-				.start();
+			ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+				.redirectOutput(ProcessBuilder.Redirect.appendTo(this.logFile.toFile()));
+			builder.environment().putAll(this.environment);
+			this.process = builder.start();
 			this.paused = false;
 			return this;
 		}
