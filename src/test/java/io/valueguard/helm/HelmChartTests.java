@@ -365,15 +365,19 @@ class HelmChartTests {
 	}
 
 	@Test
-	void shouldCarryTheSettingsForDeploymentsShortOfMemory(@TempDir Path values) throws Exception {
-		// as docs/scaling.md gives them ("Memory per instance"): JVM options, and glibc's arenas through the environment
-		Path tight = Files.writeString(values.resolve("tight.yaml"), String.join("\n",
-				"jvm:", "  extraOptions: \"-Djdk.nio.maxCachedBufferSize=262144 -XX:TrimNativeHeapInterval=5000\"",
-				"extraEnv: [{name: MALLOC_ARENA_MAX, value: \"2\"}]", ""));
+	void shouldRenderTheValuesDocsScalingGivesDeploymentsShortOfMemory(@TempDir Path values) throws Exception {
+		// the YAML block under "Where memory is tighter than latency", as a user would copy it
+		String scaling = Files.readString(Path.of("docs", "scaling.md"));
+		int section = scaling.indexOf("**Where memory is tighter than latency**");
+		assertThat(section).isNotNegative();
+		int start = scaling.indexOf("```yaml\n", section) + "```yaml\n".length();
+		String block = scaling.substring(start, scaling.indexOf("```", start));
+		Path tight = Files.writeString(values.resolve("tight.yaml"), block);
+
 		Container container = only(render((template) -> template.withValuesFile(tight)), StatefulSet.class).getSpec()
 			.getTemplate().getSpec().getContainers().get(0);
-		assertThat(env(container, "JAVA_TOOL_OPTIONS").getValue()).contains("-XX:+UseG1GC",
-				"-Djdk.nio.maxCachedBufferSize=262144 -XX:TrimNativeHeapInterval=5000");
+		assertThat(env(container, "JAVA_TOOL_OPTIONS").getValue()).contains("-XX:+UseSerialGC",
+				"-Djdk.nio.maxCachedBufferSize=262144 -XX:TrimNativeHeapInterval=5000").doesNotContain("G1");
 		assertThat(env(container, "MALLOC_ARENA_MAX").getValue()).isEqualTo("2");
 	}
 
