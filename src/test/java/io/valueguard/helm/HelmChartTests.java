@@ -366,9 +366,9 @@ class HelmChartTests {
 
 	@Test
 	void shouldRenderTheValuesDocsScalingGivesDeploymentsShortOfMemory(@TempDir Path values) throws Exception {
-		// the YAML block under "Where memory is tighter than latency", as a user would copy it
+		// the YAML block under "Where memory is tight", as a user would copy it
 		String scaling = Files.readString(Path.of("docs", "scaling.md"));
-		int section = scaling.indexOf("**Where memory is tighter than latency**");
+		int section = scaling.indexOf("**Where memory is tight**");
 		assertThat(section).isNotNegative();
 		int start = scaling.indexOf("```yaml\n", section) + "```yaml\n".length();
 		String block = scaling.substring(start, scaling.indexOf("```", start));
@@ -376,8 +376,8 @@ class HelmChartTests {
 
 		Container container = only(render((template) -> template.withValuesFile(tight)), StatefulSet.class).getSpec()
 			.getTemplate().getSpec().getContainers().get(0);
-		assertThat(env(container, "JAVA_TOOL_OPTIONS").getValue()).contains("-XX:+UseSerialGC",
-				"-Djdk.nio.maxCachedBufferSize=262144 -XX:TrimNativeHeapInterval=5000").doesNotContain("G1");
+		assertThat(env(container, "JAVA_TOOL_OPTIONS").getValue()).contains("-XX:+UseG1GC",
+				"-XX:GCTimeRatio=4 -Djdk.nio.maxCachedBufferSize=262144 -XX:TrimNativeHeapInterval=5000");
 		assertThat(env(container, "MALLOC_ARENA_MAX").getValue()).isEqualTo("2");
 	}
 
