@@ -9,8 +9,8 @@ import org.jspecify.annotations.Nullable;
  * A row of a throughput benchmark: the Kafka Streams configuration both applications run with, on top of their own
  * defaults, more arguments for ValueGuard, another build's jar to run instead of this one's, if any, how many
  * ValueGuard instances share the work (one application, its partitions divided among them), and more JVM options and
- * environment for ValueGuard's processes (what a deployment sets outside the application, such as the collector's
- * regions or glibc's malloc arenas).
+ * environment for ValueGuard's processes (what a deployment sets outside the application, such as the collector or
+ * glibc's malloc arenas).
  */
 record Setting(String name, Map<String, String> baseline, Map<String, String> valueGuard,
 		List<String> valueGuardArguments, java.io.@Nullable File jar, int instances, List<String> jvmOptions,
@@ -36,6 +36,12 @@ record Setting(String name, Map<String, String> baseline, Map<String, String> va
 	static Setting onInstances(int instances) {
 		return new Setting("ValueGuard on " + instances + " instances", Map.of(), Map.of(), List.of(), null, instances,
 				List.of(), Map.of());
+	}
+
+	/** This row under another name, every setting kept: the warm-up runs as the first row does. */
+	Setting named(String other) {
+		return new Setting(other, this.baseline, this.valueGuard, this.valueGuardArguments, this.jar, this.instances,
+				this.jvmOptions, this.environment);
 	}
 
 	/** The defaults, with more JVM options and environment for ValueGuard's process. */

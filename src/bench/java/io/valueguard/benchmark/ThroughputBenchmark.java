@@ -143,9 +143,7 @@ class ThroughputBenchmark {
 				settings.add(Setting.onInstances(instances));
 			}
 			// a fresh broker JVM is still compiling its hot paths: warm it up with one run of each, not reported
-			Setting first = settings.get(0);
-			Setting warmUp = new Setting(WARM_UP, first.baseline(), first.valueGuard(), first.valueGuardArguments(),
-					first.jar(), first.instances(), first.jvmOptions(), first.environment());
+			Setting warmUp = settings.get(0).named(WARM_UP);
 			Runs.baseline(broker, admin, work, WORKLOAD, warmUp);
 			Runs.valueGuard(broker, admin, work, WORKLOAD, warmUp, null);
 			StringBuilder report = new StringBuilder();
