@@ -8,7 +8,9 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
@@ -26,6 +28,13 @@ final class BenchInstances {
 	 * {@code -Dvalueguard.bench.valueguard-arguments=--spring.cloud.stream...=...}.
 	 */
 	static final List<String> EXTRA_ARGUMENTS = spaceSeparated("valueguard.bench.valueguard-arguments");
+
+	/**
+	 * Environment variables for every ValueGuard instance a benchmark starts, space-separated {@code NAME=value}:
+	 * {@code -Dvalueguard.bench.valueguard-environment=MALLOC_ARENA_MAX=2}. Not the broker's, nor the load
+	 * generator's: set in the shell, a variable such as glibc's reaches every JVM of the run.
+	 */
+	static final Map<String, String> EXTRA_ENVIRONMENT = variables("valueguard.bench.valueguard-environment");
 
 	private static final boolean JFR = Boolean.getBoolean("valueguard.bench.jfr");
 
@@ -49,6 +58,16 @@ final class BenchInstances {
 	/** A system property's space-separated items, none when it is unset. */
 	static List<String> spaceSeparated(String property) {
 		return Arrays.stream(System.getProperty(property, "").split(" ")).filter((item) -> !item.isBlank()).toList();
+	}
+
+	/** A system property's space-separated {@code NAME=value} items, in order; the last of a name wins. */
+	static Map<String, String> variables(String property) {
+		Map<String, String> variables = new LinkedHashMap<>();
+		for (String variable : spaceSeparated(property)) {
+			String[] pair = variable.split("=", 2);
+			variables.put(pair[0], (pair.length > 1) ? pair[1] : "");
+		}
+		return variables;
 	}
 
 	/**

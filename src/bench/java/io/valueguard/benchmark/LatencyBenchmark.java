@@ -375,13 +375,15 @@ class LatencyBenchmark {
 
 	/**
 	 * An instance with the benchmark's heap and JVM options (the maximum is measured as the load runs, with
-	 * {@code valueguard.bench.jvm-options} too); the one under load adds its GC log and recording.
+	 * {@code valueguard.bench.jvm-options} and {@code valueguard.bench.valueguard-environment} too); the one under
+	 * load adds its GC log and recording.
 	 */
 	private static InstanceProcess instance(BrokerProcess broker, Path work, String prefix, String topic) {
 		List<String> arguments = BenchInstances.arguments(prefix, topic, PARTITIONS);
 		arguments.addAll(BenchInstances.EXTRA_ARGUMENTS);
 		return new InstanceProcess(prefix, work, broker.bootstrapServers(), arguments)
-			.jvmOptions(BenchInstances.jvmOptions().toArray(String[]::new));
+			.jvmOptions(BenchInstances.jvmOptions().toArray(String[]::new))
+			.environment(BenchInstances.EXTRA_ENVIRONMENT);
 	}
 
 	private static long percentile(List<Long> sorted, int percentile) {

@@ -110,9 +110,11 @@ final class Runs {
 				String name = (i == 1) ? prefix : prefix + "-" + i;
 				List<String> jvmOptions = new ArrayList<>(BenchInstances.jvmOptions(work, name));
 				jvmOptions.addAll(setting.jvmOptions());
+				Map<String, String> environment = new LinkedHashMap<>(BenchInstances.EXTRA_ENVIRONMENT);
+				environment.putAll(setting.environment());
 				InstanceProcess each = new InstanceProcess(name, work, bootstrapServers, arguments)
 					.jvmOptions(jvmOptions.toArray(String[]::new))
-					.environment(setting.environment());
+					.environment(environment);
 				if (setting.jar() != null) {
 					each.jar(setting.jar());
 				}

@@ -81,12 +81,7 @@ class ThroughputBenchmark {
 	 */
 	private static final List<String> ROW_JVM_OPTIONS = BenchInstances.spaceSeparated("valueguard.bench.row-jvm-options");
 
-	private static final Map<String, String> ROW_ENVIRONMENT = BenchInstances
-		.spaceSeparated("valueguard.bench.row-environment")
-		.stream()
-		.map((variable) -> variable.split("=", 2))
-		.collect(java.util.stream.Collectors.toMap((pair) -> pair[0], (pair) -> (pair.length > 1) ? pair[1] : "",
-				(first, second) -> second, java.util.LinkedHashMap::new));
+	private static final Map<String, String> ROW_ENVIRONMENT = BenchInstances.variables("valueguard.bench.row-environment");
 
 	/**
 	 * One more row per count, after the others: the defaults on that many instances of one application, which share
