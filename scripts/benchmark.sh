@@ -41,9 +41,11 @@
 #       [claims/s], by default half of the maximum throughput measured first in the same run, and how long each
 #       stage's commits took under that load, and the seconds of load in which an eviction took over 500 ms (beside
 #       each JVM's GC log in target/benchmark/<time>/). Default: 60 s. BENCH_OPTS=-Dvalueguard.bench.jfr=true also
-#       records the instance under load with JDK Flight Recorder; -Dvalueguard.bench.jvm-options="-XX:..." and
-#       -Dvalueguard.bench.valueguard-environment="NAME=value ..." run the instances with those JVM options and
-#       environment variables (only them: a variable exported to this script reaches the broker's JVM as well).
+#       records the instance under load with JDK Flight Recorder.
+#   Throughput, scale, latency, retention: BENCH_OPTS=-Dvalueguard.bench.jvm-options="-XX:..." gives every application those JVM options (the
+#   plain table's too); -Dvalueguard.bench.valueguard-jvm-options="-XX:..." and
+#   -Dvalueguard.bench.valueguard-environment="NAME=value ..." give ValueGuard's instances JVM options and environment
+#   variables, and only them (a variable exported to this script reaches the broker's JVM as well).
 #   scripts/benchmark.sh retention [claims] [retention]
 #       Churn (keys that claim a value, claim another, let go and never come back) with and without
 #       valueguard.retention, side by side: claims/s and their ratio, store entries while running and at the end, claims

@@ -36,6 +36,15 @@ final class BenchInstances {
 	 */
 	static final Map<String, String> EXTRA_ENVIRONMENT = variables("valueguard.bench.valueguard-environment");
 
+	/**
+	 * More JVM options for every ValueGuard instance a benchmark starts, space-separated, after
+	 * {@code valueguard.bench.jvm-options} (which every application gets, the plain table's too):
+	 * {@code -Dvalueguard.bench.valueguard-jvm-options="-XX:GCTimeRatio=4 ..."}, to try what a deployment would give the
+	 * service without changing its baseline.
+	 */
+	private static final List<String> EXTRA_VALUEGUARD_JVM_OPTIONS = spaceSeparated(
+			"valueguard.bench.valueguard-jvm-options");
+
 	private static final boolean JFR = Boolean.getBoolean("valueguard.bench.jfr");
 
 	/**
@@ -105,6 +114,20 @@ final class BenchInstances {
 	static List<String> jvmOptions() {
 		List<String> options = new ArrayList<>(List.of("-Xmx1g"));
 		options.addAll(EXTRA_JVM_OPTIONS);
+		return options;
+	}
+
+	/** JVM options of a ValueGuard instance: {@link #jvmOptions(Path, String)} and any ValueGuard-only ones. */
+	static List<String> valueGuardJvmOptions(Path work, String name) {
+		List<String> options = jvmOptions(work, name);
+		options.addAll(EXTRA_VALUEGUARD_JVM_OPTIONS);
+		return options;
+	}
+
+	/** JVM options of a ValueGuard instance, without a recording: {@link #jvmOptions()} and ValueGuard-only ones. */
+	static List<String> valueGuardJvmOptions() {
+		List<String> options = jvmOptions();
+		options.addAll(EXTRA_VALUEGUARD_JVM_OPTIONS);
 		return options;
 	}
 

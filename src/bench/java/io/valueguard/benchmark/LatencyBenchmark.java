@@ -268,7 +268,7 @@ class LatencyBenchmark {
 		List<Latency> latencies = Collections.synchronizedList(new ArrayList<>());
 		AtomicBoolean producing = new AtomicBoolean(true);
 		// the instance under load also keeps a GC log, and a flight recording when asked for
-		List<String> options = new ArrayList<>(BenchInstances.jvmOptions(work, prefix));
+		List<String> options = new ArrayList<>(BenchInstances.valueGuardJvmOptions(work, prefix));
 		options.add(gcLog(work, "instance"));
 		try (InstanceProcess instance = instance(broker, work, prefix, topic)
 			.jvmOptions(options.toArray(String[]::new))) {
@@ -375,14 +375,15 @@ class LatencyBenchmark {
 
 	/**
 	 * An instance with the benchmark's heap and JVM options (the maximum is measured as the load runs, with
-	 * {@code valueguard.bench.jvm-options} and {@code valueguard.bench.valueguard-environment} too); the one under
+	 * {@code valueguard.bench.jvm-options}, {@code valueguard.bench.valueguard-jvm-options} and
+	 * {@code valueguard.bench.valueguard-environment} too); the one under
 	 * load adds its GC log and recording.
 	 */
 	private static InstanceProcess instance(BrokerProcess broker, Path work, String prefix, String topic) {
 		List<String> arguments = BenchInstances.arguments(prefix, topic, PARTITIONS);
 		arguments.addAll(BenchInstances.EXTRA_ARGUMENTS);
 		return new InstanceProcess(prefix, work, broker.bootstrapServers(), arguments)
-			.jvmOptions(BenchInstances.jvmOptions().toArray(String[]::new))
+			.jvmOptions(BenchInstances.valueGuardJvmOptions().toArray(String[]::new))
 			.environment(BenchInstances.EXTRA_ENVIRONMENT);
 	}
 

@@ -144,7 +144,8 @@ class RetentionBenchmark {
 		}
 		try (InstanceProcess instance = new InstanceProcess(prefix, work, bootstrapServers,
 				BenchInstances.arguments(prefix, topic, PARTITIONS, more.toArray(String[]::new)))
-			.jvmOptions(BenchInstances.jvmOptions(work, prefix).toArray(String[]::new))) {
+			.jvmOptions(BenchInstances.valueGuardJvmOptions(work, prefix).toArray(String[]::new))
+			.environment(BenchInstances.EXTRA_ENVIRONMENT)) {
 			instance.start();
 			Map<String, Set<String>> inputs = new LinkedHashMap<>();
 			inputs.put(prefix + "-keys", Set.of(topic, prefix + "-eviction-feedback"));

@@ -108,7 +108,7 @@ final class Runs {
 			// one application: the first instance is named for it, the others after it, each with its own state
 			for (int i = 1; i <= setting.instances(); i++) {
 				String name = (i == 1) ? prefix : prefix + "-" + i;
-				List<String> jvmOptions = new ArrayList<>(BenchInstances.jvmOptions(work, name));
+				List<String> jvmOptions = new ArrayList<>(BenchInstances.valueGuardJvmOptions(work, name));
 				jvmOptions.addAll(setting.jvmOptions());
 				Map<String, String> environment = new LinkedHashMap<>(BenchInstances.EXTRA_ENVIRONMENT);
 				environment.putAll(setting.environment());

@@ -258,7 +258,8 @@ class ScaleBenchmark {
 		Restore wiped = Restore.of(readyMillis, StateFigures.sinceLastStart(instance));
 		try (InstanceProcess standby = new InstanceProcess(prefix + "-standby", work, broker.bootstrapServers(),
 				arguments)
-			.jvmOptions(BenchInstances.jvmOptions(work, prefix + "-standby").toArray(String[]::new))) {
+			.jvmOptions(BenchInstances.valueGuardJvmOptions(work, prefix + "-standby").toArray(String[]::new))
+			.environment(BenchInstances.EXTRA_ENVIRONMENT)) {
 			List<String> partitions = partitions(instance);
 			long started = System.nanoTime();
 			standby.start();
