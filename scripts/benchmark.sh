@@ -42,10 +42,6 @@
 #       stage's commits took under that load, and the seconds of load in which an eviction took over 500 ms (beside
 #       each JVM's GC log in target/benchmark/<time>/). Default: 60 s. BENCH_OPTS=-Dvalueguard.bench.jfr=true also
 #       records the instance under load with JDK Flight Recorder.
-#   Throughput, scale, latency, retention: BENCH_OPTS=-Dvalueguard.bench.jvm-options="-XX:..." gives every application those JVM options (the
-#   plain table's too); -Dvalueguard.bench.valueguard-jvm-options="-XX:..." and
-#   -Dvalueguard.bench.valueguard-environment="NAME=value ..." give ValueGuard's instances JVM options and environment
-#   variables, and only them (a variable exported to this script reaches the broker's JVM as well).
 #   scripts/benchmark.sh retention [claims] [retention]
 #       Churn (keys that claim a value, claim another, let go and never come back) with and without
 #       valueguard.retention, side by side: claims/s and their ratio, store entries while running and at the end, claims
@@ -55,6 +51,10 @@
 #       What partitioned index and filters (valueguard.rocksdb.partitioned-filters) cost a read while every index and
 #       filter block fits the cache: two RocksDB stores, whole blocks and partitioned, read in alternating rounds;
 #       nanoseconds per read of each and their ratio. Defaults: 170000 1000000 (a partition's share of 1,000,000 keys).
+#   Throughput, scale, latency and retention take BENCH_OPTS=-Dvalueguard.bench.jvm-options="-XX:..." for JVM options
+#   of every application (the plain table's too), and -Dvalueguard.bench.valueguard-jvm-options="-XX:..." and
+#   -Dvalueguard.bench.valueguard-environment="NAME=value ..." for JVM options and environment variables of
+#   ValueGuard's instances only (a variable exported to this script reaches the broker's JVM as well).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # BENCH_OPTS splits into words as a shell line does, quotes kept, so that one property can hold several
