@@ -38,7 +38,8 @@
 #       rows (same block cache) for keyspaces this run leaves out, so a curve can be run in parts.
 #   scripts/benchmark.sh latency [seconds] [claims/s]
 #       Claim-to-eviction latency (p50, p90, p99) seen by a read_committed consumer of the evictions topic, at
-#       [claims/s], by default half of the maximum throughput measured first in the same run, and how long each
+#       [claims/s], by default half of the maximum throughput measured first in the same run (over the measured
+#       seconds, and over their second half, which leaves out a backlog carried from the warm-up), and how long each
 #       stage's commits took under that load, and the seconds of load in which an eviction took over 500 ms (beside
 #       each JVM's GC log in target/benchmark/<time>/). Default: 60 s. BENCH_OPTS=-Dvalueguard.bench.jfr=true also
 #       records the instance under load with JDK Flight Recorder.
