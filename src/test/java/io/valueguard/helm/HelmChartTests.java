@@ -350,14 +350,31 @@ class HelmChartTests {
 	}
 
 	@Test
+	void shouldKeepG1sHeapLeanWithAYoungGenerationOfAnEighthOfTheHeapUnlessTurnedOff() {
+		assertThat(env(container(render(UnaryOperator.identity())), "JAVA_TOOL_OPTIONS").getValue())
+			.contains("-XX:+UseG1GC -Xms384m -XX:GCTimeRatio=4 -XX:NewSize=128m ");
+		assertThat(env(container(render((template) -> template.set("jvm.heapMiB", "3000"))), "JAVA_TOOL_OPTIONS")
+			.getValue())
+			.contains("-Xmx3000m -XX:+UseG1GC -Xms1125m -XX:GCTimeRatio=4 -XX:NewSize=375m ");
+		assertThat(env(container(render((template) -> template.set("jvm.leanHeap", "false"))), "JAVA_TOOL_OPTIONS")
+			.getValue()).contains("-XX:+UseG1GC")
+			.doesNotContain("-Xms")
+			.doesNotContain("GCTimeRatio")
+			.doesNotContain("NewSize");
+	}
+
+	@Test
 	void shouldLeaveTheCollectorToTheJvmOnlyWhenAskedAndRefuseAnUnknownOne() {
 		Container chosen = only(render((template) -> template.set("jvm.garbageCollector", "Parallel")),
 				StatefulSet.class).getSpec().getTemplate().getSpec().getContainers().get(0);
-		assertThat(env(chosen, "JAVA_TOOL_OPTIONS").getValue()).contains("-XX:+UseParallelGC").doesNotContain("G1");
+		assertThat(env(chosen, "JAVA_TOOL_OPTIONS").getValue()).contains("-XX:+UseParallelGC")
+			.doesNotContain("G1")
+			.as("G1's lean heap options would make Parallel collect up to a fifth of the time")
+			.doesNotContain("GCTimeRatio");
 
 		Container jvms = only(render((template) -> template.set("jvm.garbageCollector", "")), StatefulSet.class)
 			.getSpec().getTemplate().getSpec().getContainers().get(0);
-		assertThat(env(jvms, "JAVA_TOOL_OPTIONS").getValue()).doesNotContain("-XX:+Use");
+		assertThat(env(jvms, "JAVA_TOOL_OPTIONS").getValue()).doesNotContain("-XX:+Use").doesNotContain("GCTimeRatio");
 
 		// a misspelt collector would stop the JVM at start ("Unrecognized VM option"); the chart refuses it instead
 		assertThatException().isThrownBy(() -> render((template) -> template.set("jvm.garbageCollector", "CMS")))
@@ -366,9 +383,9 @@ class HelmChartTests {
 
 	@Test
 	void shouldRenderTheValuesDocsScalingGivesDeploymentsShortOfMemory(@TempDir Path values) throws Exception {
-		// the YAML block under "Where memory is tight", as a user would copy it
+		// the YAML block under "Where memory is tighter still", as a user would copy it
 		String scaling = Files.readString(Path.of("docs", "scaling.md"));
-		int section = scaling.indexOf("**Where memory is tight**");
+		int section = scaling.indexOf("**Where memory is tighter still**");
 		assertThat(section).isNotNegative();
 		int start = scaling.indexOf("```yaml\n", section) + "```yaml\n".length();
 		String block = scaling.substring(start, scaling.indexOf("```", start));
@@ -376,8 +393,9 @@ class HelmChartTests {
 
 		Container container = only(render((template) -> template.withValuesFile(tight)), StatefulSet.class).getSpec()
 			.getTemplate().getSpec().getContainers().get(0);
-		assertThat(env(container, "JAVA_TOOL_OPTIONS").getValue()).contains("-XX:+UseG1GC",
-				"-XX:GCTimeRatio=4 -Djdk.nio.maxCachedBufferSize=262144 -XX:TrimNativeHeapInterval=5000");
+		assertThat(env(container, "JAVA_TOOL_OPTIONS").getValue()).contains(
+				"-XX:+UseG1GC -Xms384m -XX:GCTimeRatio=4 -XX:NewSize=128m",
+				"-Djdk.nio.maxCachedBufferSize=262144 -XX:TrimNativeHeapInterval=5000");
 		assertThat(env(container, "MALLOC_ARENA_MAX").getValue()).isEqualTo("2");
 	}
 
