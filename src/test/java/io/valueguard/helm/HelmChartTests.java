@@ -351,13 +351,11 @@ class HelmChartTests {
 
 	@Test
 	void shouldKeepG1sHeapLeanWithAYoungGenerationOfAnEighthOfTheHeapUnlessTurnedOff() {
-		assertThat(env(container(render(UnaryOperator.identity())), "JAVA_TOOL_OPTIONS").getValue())
+		assertThat(javaToolOptions(UnaryOperator.identity()))
 			.contains("-XX:+UseG1GC -Xms384m -XX:GCTimeRatio=4 -XX:NewSize=128m ");
-		assertThat(env(container(render((template) -> template.set("jvm.heapMiB", "3000"))), "JAVA_TOOL_OPTIONS")
-			.getValue())
+		assertThat(javaToolOptions((template) -> template.set("jvm.heapMiB", "3000")))
 			.contains("-Xmx3000m -XX:+UseG1GC -Xms1125m -XX:GCTimeRatio=4 -XX:NewSize=375m ");
-		assertThat(env(container(render((template) -> template.set("jvm.leanHeap", "false"))), "JAVA_TOOL_OPTIONS")
-			.getValue()).contains("-XX:+UseG1GC")
+		assertThat(javaToolOptions((template) -> template.set("jvm.leanHeap", "false"))).contains("-XX:+UseG1GC")
 			.doesNotContain("-Xms")
 			.doesNotContain("GCTimeRatio")
 			.doesNotContain("NewSize");
@@ -365,16 +363,14 @@ class HelmChartTests {
 
 	@Test
 	void shouldLeaveTheCollectorToTheJvmOnlyWhenAskedAndRefuseAnUnknownOne() {
-		Container chosen = only(render((template) -> template.set("jvm.garbageCollector", "Parallel")),
-				StatefulSet.class).getSpec().getTemplate().getSpec().getContainers().get(0);
-		assertThat(env(chosen, "JAVA_TOOL_OPTIONS").getValue()).contains("-XX:+UseParallelGC")
+		assertThat(javaToolOptions((template) -> template.set("jvm.garbageCollector", "Parallel")))
+			.contains("-XX:+UseParallelGC")
 			.doesNotContain("G1")
 			.as("G1's lean heap options would make Parallel collect up to a fifth of the time")
 			.doesNotContain("GCTimeRatio");
 
-		Container jvms = only(render((template) -> template.set("jvm.garbageCollector", "")), StatefulSet.class)
-			.getSpec().getTemplate().getSpec().getContainers().get(0);
-		assertThat(env(jvms, "JAVA_TOOL_OPTIONS").getValue()).doesNotContain("-XX:+Use").doesNotContain("GCTimeRatio");
+		assertThat(javaToolOptions((template) -> template.set("jvm.garbageCollector", ""))).doesNotContain("-XX:+Use")
+			.doesNotContain("GCTimeRatio");
 
 		// a misspelt collector would stop the JVM at start ("Unrecognized VM option"); the chart refuses it instead
 		assertThatException().isThrownBy(() -> render((template) -> template.set("jvm.garbageCollector", "CMS")))
@@ -627,6 +623,11 @@ class HelmChartTests {
 	/** The one container of the StatefulSet's pods. */
 	private static Container container(List<HasMetadata> objects) {
 		return only(objects, StatefulSet.class).getSpec().getTemplate().getSpec().getContainers().get(0);
+	}
+
+	/** The JVM options the StatefulSet's container starts with, rendered with {@code options}. */
+	private static String javaToolOptions(UnaryOperator<TemplateCommand> options) {
+		return env(container(render(options)), "JAVA_TOOL_OPTIONS").getValue();
 	}
 
 	private static EnvVar env(Container container, String name) {
