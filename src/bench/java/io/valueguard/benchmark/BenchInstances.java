@@ -14,6 +14,7 @@ import java.util.Map;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
+import io.valueguard.support.GcLog;
 import io.valueguard.support.InstanceProcess;
 import org.slf4j.LoggerFactory;
 
@@ -91,12 +92,15 @@ final class BenchInstances {
 	}
 
 	/**
-	 * JVM options of an application under test: a 1 GiB heap, any {@code valueguard.bench.jvm-options}, a flight
-	 * recording beside the report when {@code -Dvalueguard.bench.jfr=true} asks for one, and its symbols for
-	 * {@code perf} when {@code -Dvalueguard.bench.perf=true} does.
+	 * JVM options of an application under test: a 1 GiB heap, any {@code valueguard.bench.jvm-options}, a GC log
+	 * beside the report ({@link #gcLogFile}), a flight recording there too when {@code -Dvalueguard.bench.jfr=true}
+	 * asks for one, and its symbols for {@code perf} when {@code -Dvalueguard.bench.perf=true} does.
 	 */
 	static List<String> jvmOptions(Path work, String name) {
 		List<String> options = jvmOptions();
+		// a handful of lines per second at most: cheap enough to keep for every run, so that a figure about the
+		// collector comes from the run it explains
+		options.add(GcLog.option(gcLogFile(work, name)));
 		if (PERF) {
 			options.add("-XX:+UnlockDiagnosticVMOptions");
 			options.add("-XX:+DumpPerfMapAtExit");
@@ -108,6 +112,11 @@ final class BenchInstances {
 					+ work.resolve(name + ".jfr").toAbsolutePath());
 		}
 		return options;
+	}
+
+	/** The GC log of the application {@code name}, beside the report. */
+	static Path gcLogFile(Path work, String name) {
+		return work.resolve(name + "-gc.log");
 	}
 
 	/** JVM options of an application under test, without a recording: a 1 GiB heap and any given ones. */

@@ -32,6 +32,7 @@ import io.valueguard.claims.EvictionEvent;
 import io.valueguard.claims.EvictionEventSerde;
 import io.valueguard.messages.Verdict;
 import io.valueguard.support.BrokerProcess;
+import io.valueguard.support.GcLog;
 import io.valueguard.support.InstanceProcess;
 import io.valueguard.support.Scrape;
 import org.apache.kafka.clients.admin.Admin;
@@ -83,6 +84,9 @@ class LatencyBenchmark {
 	/** Where earlier runs started measuring; reported beside the steady state, to compare with them. */
 	private static final long EARLY_MILLIS = 10_000;
 
+	/** The instance under load, and the prefix of its topics. */
+	private static final String LIVE = "bench-vg-live";
+
 	/** The goal's bound: seconds of load in which an eviction took longer are listed in the report. */
 	private static final long SLOW_MILLIS = 500;
 
@@ -91,7 +95,9 @@ class LatencyBenchmark {
 	@Test
 	void claimToEvictionAtHalfTheMaximumThroughput() throws Exception {
 		Path work = BenchInstances.workDirectory("latency-");
-		try (BrokerProcess broker = new BrokerProcess(work).jvmOptions(gcLog(work, "broker")).start();
+		try (BrokerProcess broker = new BrokerProcess(work)
+			.jvmOptions(GcLog.option(BenchInstances.gcLogFile(work, "broker")), safepointLog(work, "broker"))
+			.start();
 				Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
 			int rate = RATE;
 			String maximum = "given";
@@ -128,7 +134,8 @@ class LatencyBenchmark {
 					+ String.format(Locale.ROOT, "%nCommit latency of each stage's stream thread, average and maximum "
 							+ "over the last 30 s of load (Kafka's commit-latency metrics):%n%n| stage | average | "
 							+ "maximum |%n| --- | --- | --- |%n%s", String.join("", commits))
-					+ slowSeconds(measured) + pauses.report(load.start() + WARM_UP_MILLIS);
+					+ slowSeconds(measured) + pauses.report(load.start() + WARM_UP_MILLIS)
+					+ collectorPauses(work, load);
 			System.out.println(report);
 			Files.writeString(work.resolve("report.md"), report);
 		}
@@ -226,9 +233,24 @@ class LatencyBenchmark {
 				slow, measured.size(), rows.toString().lines().count(), seconds.size(), SLOW_MILLIS, rows);
 	}
 
-	/** A GC log of a JVM of the run, beside the report. */
-	private static String gcLog(Path work, String name) {
-		return "-Xlog:gc,safepoint:file=" + work.resolve(name + "-gc.log").toAbsolutePath() + ":time,uptime";
+	/** A log of a JVM's safepoints (every stop, GC or not, and how long its threads took to reach it). */
+	private static String safepointLog(Path work, String name) {
+		return "-Xlog:safepoint:file=" + work.resolve(name + "-safepoint.log").toAbsolutePath() + ":time,uptime";
+	}
+
+	/**
+	 * What the collectors of the instance under load and of the broker paused over the measured seconds, from their
+	 * GC logs, and the instance's over its whole run: a tail that moves with a collector's settings shows here.
+	 */
+	private static String collectorPauses(Path work, Load load) {
+		Instant from = Instant.ofEpochMilli(load.start() + WARM_UP_MILLIS);
+		Instant to = from.plusSeconds(SECONDS);
+		GcLog instance = GcLog.read(BenchInstances.gcLogFile(work, LIVE));
+		return String.format(Locale.ROOT,
+				"%nThe collectors' pauses in the measured seconds (GC logs beside the report): the instance's %s; the "
+						+ "broker's %s. The instance's from start-up until it stopped: %s%n",
+				instance.between(from, to).summary(),
+				GcLog.read(BenchInstances.gcLogFile(work, "broker")).between(from, to).summary(), instance.summary());
 	}
 
 	private static List<Long> sorted(List<Latency> measured, ToLongFunction<Latency> part) {
@@ -268,12 +290,12 @@ class LatencyBenchmark {
 			throws Exception {
 		String topic = "bench.live";
 		admin.createTopics(List.of(new NewTopic(topic, PARTITIONS, (short) 1))).all().get();
-		String prefix = "bench-vg-live";
+		String prefix = LIVE;
 		List<Latency> latencies = Collections.synchronizedList(new ArrayList<>());
 		AtomicBoolean producing = new AtomicBoolean(true);
-		// the instance under load also keeps a GC log, and a flight recording when asked for
+		// the instance under load also logs its safepoints, beside its GC log and a flight recording when asked for
 		List<String> options = new ArrayList<>(BenchInstances.valueGuardJvmOptions(work, prefix));
-		options.add(gcLog(work, "instance"));
+		options.add(safepointLog(work, "instance"));
 		try (InstanceProcess instance = instance(broker, work, prefix, topic)
 			.jvmOptions(options.toArray(String[]::new))) {
 			instance.start();
@@ -380,8 +402,8 @@ class LatencyBenchmark {
 	/**
 	 * An instance with the benchmark's heap and JVM options (the maximum is measured as the load runs, with
 	 * {@code valueguard.bench.jvm-options}, {@code valueguard.bench.valueguard-jvm-options} and
-	 * {@code valueguard.bench.valueguard-environment} too); the one under
-	 * load adds its GC log and recording.
+	 * {@code valueguard.bench.valueguard-environment} too); the one under load adds its GC and safepoint logs, and a
+	 * recording when asked for.
 	 */
 	private static InstanceProcess instance(BrokerProcess broker, Path work, String prefix, String topic) {
 		List<String> arguments = BenchInstances.arguments(prefix, topic, PARTITIONS);

@@ -5,20 +5,23 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Collectors;
 
+import io.valueguard.support.GcLog;
+
 /**
  * One application's run over a workload's {@code claims}: wall time, CPU seconds of the application's and the
  * broker's JVM meanwhile, the offsets written to each topic of the application (those starting with {@code prefix}),
  * how many commits its stream threads made (-1: not known), where its threads' CPU went and the broker's, the time of
  * the last three quarters of the claims (from when the group that reads the claims has committed a quarter of them),
  * the time from when that group has committed them all to the end (-1: not known), its largest resident set
- * meanwhile (MiB), its output read as a table (empty when not read), and the requests the broker served meanwhile, by
- * kind (empty when not counted).
+ * meanwhile (MiB), its output read as a table (empty when not read), the requests the broker served meanwhile, by
+ * kind (empty when not counted), and its GC log from start-up until it had caught up (of the first instance, when
+ * several ran).
  */
 record Run(String prefix, long claims, long millis, double applicationCpu, double brokerCpu,
 		Map<String, Long> offsetsByTopic, long commits, List<CatchUp.ThreadLoad> threadLoads,
 		List<CatchUp.ThreadLoad> brokerThreadLoads,
 		long lastThreeQuartersMillis, long drainMillis, long peakResidentMib, Table table,
-		Map<String, BrokerRequests.Served> brokerRequests) {
+		Map<String, BrokerRequests.Served> brokerRequests, GcLog gc) {
 
 	long offsetsWritten() {
 		return this.offsetsByTopic.values().stream().mapToLong(Long::longValue).sum();

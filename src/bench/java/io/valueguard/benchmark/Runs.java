@@ -15,6 +15,7 @@ import java.util.stream.LongStream;
 import io.valueguard.support.ApiClient;
 import io.valueguard.support.BrokerProcess;
 import io.valueguard.support.ChildJvm;
+import io.valueguard.support.GcLog;
 import io.valueguard.support.InstanceProcess;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -153,7 +154,8 @@ final class Runs {
 					offsetsWritten(admin, prefix), threadMetric(instance, "commit.total"),
 					catchUp.threadLoads(instance.pid()), catchUp.threadLoads(broker.pid()),
 					catchUp.lastThreeQuartersMillis(), catchUp.drainMillis(), peakResidentMib,
-					Table.read(bootstrapServers, prefix + ".bindings"), catchUp.brokerRequests());
+					Table.read(bootstrapServers, prefix + ".bindings"), catchUp.brokerRequests(),
+					GcLog.read(BenchInstances.gcLogFile(work, prefix)));
 			if (BenchInstances.PERF) {
 				for (InstanceProcess each : instances) {
 					CatchUp.writeThreadKinds(each.pid(), setting.name() + ", ValueGuard",
@@ -233,7 +235,7 @@ final class Runs {
 					catchUp.threadLoads(process.pid()), catchUp.threadLoads(broker.pid()),
 					catchUp.lastThreeQuartersMillis(), catchUp.drainMillis(), catchUp.peakResidentMib(process.pid()),
 					(application.table() != null) ? Table.read(bootstrapServers, application.table()) : Table.EMPTY,
-					catchUp.brokerRequests());
+					catchUp.brokerRequests(), GcLog.read(BenchInstances.gcLogFile(work, applicationId)));
 		}
 		finally {
 			process.destroy();

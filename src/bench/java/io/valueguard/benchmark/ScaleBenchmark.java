@@ -104,8 +104,10 @@ class ScaleBenchmark {
 		static Row of(Point point) {
 			int keys = point.workload().keys();
 			return new Row(keys, row(point),
-					String.format(Locale.ROOT, "%,d keys: the wiped restart restored %s; the takeover restored %s; %s",
-							keys, point.wiped().describe(), point.takeover().describe(), point.indexAndFilters()),
+					String.format(Locale.ROOT, "%,d keys: the wiped restart restored %s; the takeover restored %s; %s; "
+							+ "GC from start-up until caught up: plain table: %s; ValueGuard: %s", keys,
+							point.wiped().describe(), point.takeover().describe(), point.indexAndFilters(),
+							point.baseline().gc().summary(), point.valueGuard().gc().summary()),
 					new CostCurve.Rates(keys, point.baseline().claimsPerSecond(), point.valueGuard().claimsPerSecond()));
 		}
 

@@ -200,12 +200,14 @@ class ThroughputBenchmark {
 									+ "by thread, share of the run: baseline: %s; ValueGuard: %s; the broker's during the "
 									+ "baseline: %s; during ValueGuard: %s; ms from the claims read to the end: baseline "
 									+ "%d, ValueGuard %d (of %d and %d ms); the broker's requests per 1,000 claims (their "
-									+ "handling ms): baseline: %s; ValueGuard: %s%n",
+									+ "handling ms): baseline: %s; ValueGuard: %s; GC from start-up until caught up: "
+									+ "baseline: %s; ValueGuard: %s%n",
 							name, valueGuard.writesByTopic(), valueGuard.claimsPerCommit(2), baseline.busiestThreads(),
 							valueGuard.busiestThreads(), baseline.brokerBusiestThreads(),
 							valueGuard.brokerBusiestThreads(), baseline.drainMillis(), valueGuard.drainMillis(),
 							baseline.millis(), valueGuard.millis(), baseline.brokerRequestsPerThousandClaims(),
-							valueGuard.brokerRequestsPerThousandClaims()));
+							valueGuard.brokerRequestsPerThousandClaims(), baseline.gc().summary(),
+							valueGuard.gc().summary()));
 				}
 			}
 			rounds.values().forEach((row) -> report.append(row.table));
