@@ -8,7 +8,8 @@
 #       (defaults; ValueGuard at DEBUG recording; ValueGuard with 16 KiB batches; both with 128 KiB batches; both at
 #       commit.interval.ms=1000): claims/s of each, the ratio, CPU per claim of application and broker, offsets
 #       written per claim, and the share of the run the busiest thread ran (CPU by kind of thread in the report, and
-#       the broker's requests per 1,000 claims by kind, with their handling time).
+#       the broker's requests per 1,000 claims by kind, with their handling time, and each application's GC from its
+#       log beside the report: collections, seconds paused, the longest pause, heap committed).
 #       Defaults: 300000 100000 50000 6 exactly_once_v2.
 #       BENCH_OPTS passes more: -Dvalueguard.bench.settings=1,3 runs only those rows; -Dvalueguard.bench.rounds=5
 #       runs each row five times, baseline and ValueGuard alternating, and reports the median ratio;
@@ -30,7 +31,8 @@
 #       claiming and at rest against heap + RocksDB budget + 200 MiB, disk per million entries, readiness after a restart
 #       with the state directory wiped, and a standby's catch-up and takeover when the instance stops; the stores' index
 #       and filter estimate against the cache's share for them every 30 s while claiming (index-filter-<keys>.csv, and
-#       when it passed the share, with the claims rate then: where the rate falls against where the alert fires); a plot of the
+#       when it passed the share, with the claims rate then: where the rate falls against where the alert fires), each
+#       application's GC from its log beside the report; a plot of the
 #       curve in target/benchmark/scale-<time>/cost-curve.png. Defaults: 100000,1000000,10000000 64. The first two
 #       points take 5 to 15 minutes on 2 cores; the third 40 minutes with a 256 MB cache, and at 64 MB over an hour
 #       (its stores outgrow the cache; docs/benchmarks.md, "The cost curve"), and more than 8 GiB of disk.
@@ -41,7 +43,8 @@
 #       [claims/s], by default half of the maximum throughput measured first in the same run (over the measured
 #       seconds, and over their second half, which leaves out a backlog carried from the warm-up), and how long each
 #       stage's commits took under that load, and the seconds of load in which an eviction took over 500 ms (beside
-#       each JVM's GC log in target/benchmark/<time>/). Default: 60 s. BENCH_OPTS=-Dvalueguard.bench.jfr=true also
+#       each JVM's GC log in target/benchmark/<time>/), and what the instance's and the broker's collectors paused
+#       over the measured seconds. Default: 60 s. BENCH_OPTS=-Dvalueguard.bench.jfr=true also
 #       records the instance under load with JDK Flight Recorder.
 #   scripts/benchmark.sh retention [claims] [retention]
 #       Churn (keys that claim a value, claim another, let go and never come back) with and without
@@ -90,7 +93,7 @@ fi
 if [ "${1:-}" = "latency" ]; then
   ./mvnw -B -ntp -Pbench test -Dtest=LatencyBenchmark -Dsurefire.failIfNoSpecifiedTests=false "${bench_opts[@]}" \
     -Dvalueguard.bench.seconds="${2:-60}" -Dvalueguard.bench.rate="${3:-0}" \
-    | grep -E '^\||partitions,|Where the time went|Commit latency|Seconds of load|load generator|Tests run|FAIL|ERROR'
+    | grep -E '^\||partitions,|Where the time went|Commit latency|Seconds of load|load generator|collectors|Tests run|FAIL|ERROR'
   exit 0
 fi
 ./mvnw -B -ntp -Pbench test -Dtest=ThroughputBenchmark -Dsurefire.failIfNoSpecifiedTests=false "${bench_opts[@]}" \
