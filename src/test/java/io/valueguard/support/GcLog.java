@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -94,7 +95,7 @@ public record GcLog(String collector, List<Pause> pauses) {
 		try {
 			return (decorator != null) ? OffsetDateTime.parse(decorator, TIME).toInstant() : null;
 		}
-		catch (java.time.format.DateTimeParseException ex) {
+		catch (DateTimeParseException ex) {
 			// an uptime-only decorator: no wall-clock time to cut the log by
 			return null;
 		}
