@@ -387,8 +387,7 @@ class HelmChartTests {
 		String block = scaling.substring(start, scaling.indexOf("```", start));
 		Path tight = Files.writeString(values.resolve("tight.yaml"), block);
 
-		Container container = only(render((template) -> template.withValuesFile(tight)), StatefulSet.class).getSpec()
-			.getTemplate().getSpec().getContainers().get(0);
+		Container container = container(render((template) -> template.withValuesFile(tight)));
 		assertThat(env(container, "JAVA_TOOL_OPTIONS").getValue()).contains(
 				"-XX:+UseG1GC -Xms384m -XX:GCTimeRatio=4 -XX:NewSize=128m",
 				"-Djdk.nio.maxCachedBufferSize=262144 -XX:TrimNativeHeapInterval=5000");
@@ -499,11 +498,7 @@ class HelmChartTests {
 		Matcher image = Pattern.compile("<image.name>([^<:]+):([^<]+)</image.name>")
 			.matcher(Files.readString(Path.of("pom.xml")));
 		assertThat(image.find()).as("image.name in pom.xml").isTrue();
-		Container container = only(render(UnaryOperator.identity()), StatefulSet.class).getSpec()
-			.getTemplate()
-			.getSpec()
-			.getContainers()
-			.get(0);
+		Container container = container(render(UnaryOperator.identity()));
 		assertThat(container.getImage()).isEqualTo(image.group(1) + ":" + image.group(2));
 	}
 
