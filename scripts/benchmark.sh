@@ -20,7 +20,8 @@
 #       instead (row 9, or 10 after -Dvalueguard.bench.compare-jar's), to set it beside the defaults;
 #       -Dvalueguard.bench.row-jvm-options="-XX:..." and -Dvalueguard.bench.row-environment="NAME=value ..." add a row
 #       of ValueGuard run with those JVM options and environment variables (after the rows above), to set beside the
-#       defaults what a deployment sets around the application.
+#       defaults what a deployment sets around the application; a ";" between options starts another such row
+#       ("-Xms384m ; -Xms640m"), each with the environment variables.
 #   scripts/benchmark.sh memory [keys] [heap MiB] [block cache MiB]
 #       Resident memory of one instance holding [keys] keys and half as many values, against heap + RocksDB budget
 #       + 200 MiB; then its restore with the state directory wiped, records/s per store against a plain consumer of

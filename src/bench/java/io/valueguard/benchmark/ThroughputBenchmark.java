@@ -77,9 +77,12 @@ class ThroughputBenchmark {
 	 * More JVM options, space-separated, and environment variables, space-separated {@code NAME=value}, for one more
 	 * row of this build's ValueGuard, after the rows above: what a deployment sets around the application, beside the
 	 * defaults in alternating rounds of one run ({@code -Dvalueguard.bench.row-jvm-options="-XX:..."},
-	 * {@code -Dvalueguard.bench.row-environment="MALLOC_ARENA_MAX=2"}).
+	 * {@code -Dvalueguard.bench.row-environment="MALLOC_ARENA_MAX=2"}). A {@code ;} between options starts another
+	 * row ({@code "-Xms384m ; -Xms640m"}), so that several recipes run side by side in one run; the environment goes
+	 * to each of them.
 	 */
-	private static final List<String> ROW_JVM_OPTIONS = BenchInstances.spaceSeparated("valueguard.bench.row-jvm-options");
+	private static final List<List<String>> ROW_JVM_OPTIONS = rowsOfOptions(
+			System.getProperty("valueguard.bench.row-jvm-options", ""));
 
 	private static final Map<String, String> ROW_ENVIRONMENT = BenchInstances.variables("valueguard.bench.row-environment");
 
@@ -131,8 +134,11 @@ class ThroughputBenchmark {
 				settings.add(new Setting("ValueGuard with " + String.join(" ", ROW_ARGUMENTS), Map.of(), Map.of(),
 						ROW_ARGUMENTS));
 			}
-			if (!ROW_JVM_OPTIONS.isEmpty() || !ROW_ENVIRONMENT.isEmpty()) {
-				settings.add(Setting.withProcess(ROW_JVM_OPTIONS, ROW_ENVIRONMENT));
+			if (ROW_JVM_OPTIONS.isEmpty() && !ROW_ENVIRONMENT.isEmpty()) {
+				settings.add(Setting.withProcess(List.of(), ROW_ENVIRONMENT));
+			}
+			for (List<String> options : ROW_JVM_OPTIONS) {
+				settings.add(Setting.withProcess(options, ROW_ENVIRONMENT));
 			}
 			for (int instances : INSTANCES) {
 				settings.add(Setting.onInstances(instances));
@@ -246,6 +252,14 @@ class ThroughputBenchmark {
 			+ "design | values held by two or more keys: seed's design / ValueGuard | keys holding a value: seed's design "
 			+ "/ ValueGuard / the rule | keys whose value differs from the rule's: seed's design / ValueGuard |\n"
 			+ "| --- | --- | --- | --- | --- | --- | --- | --- |\n";
+
+	/** Rows of space-separated options, a {@code ;} between rows; none when blank. */
+	static List<List<String>> rowsOfOptions(String rows) {
+		return Arrays.stream(rows.split(";"))
+			.map((row) -> Arrays.stream(row.split(" ")).filter((option) -> !option.isBlank()).toList())
+			.filter((options) -> !options.isEmpty())
+			.toList();
+	}
 
 	private static String seedRow(int round, Run baseline, Run seed, Run valueGuard, Map<String, String> rule) {
 		return String.format(Locale.ROOT, "| %d | %,.0f claims/s | %,.0f claims/s | %,.0f claims/s | %.2f | %,d / %,d | "
