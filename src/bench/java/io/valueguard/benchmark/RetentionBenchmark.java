@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.valueguard.support.BrokerProcess;
+import io.valueguard.support.GcLog;
 import io.valueguard.support.InstanceProcess;
 import io.valueguard.support.Scrape;
 import org.apache.kafka.clients.admin.Admin;
@@ -37,9 +38,10 @@ import org.junit.jupiter.api.Test;
  * at any time; record {@code i} is stamped {@code i} milliseconds after the first. One instance catches up with the
  * preloaded topic without retention, then a fresh one with {@code valueguard.retention}. For each: claims per second,
  * the entries its stores hold (sampled while it runs and at the end), what it refused, the changelogs' size on the
- * broker after compaction had a minute, and the time to ready after a restart with the state directory wiped. Both
- * run with small changelog segments, so that the broker compacts within the run. Not part of {@code ./mvnw verify}:
- * run {@code scripts/benchmark.sh retention} (parameters there).
+ * broker after compaction had a minute, the time to ready after a restart with the state directory wiped, and what
+ * its collector did until it caught up (its GC log, beside the report). Both run with small changelog segments, so
+ * that the broker compacts within the run. Not part of {@code ./mvnw verify}: run {@code scripts/benchmark.sh
+ * retention} (parameters there).
  */
 class RetentionBenchmark {
 
@@ -67,6 +69,7 @@ class RetentionBenchmark {
 							+ "a wiped restart |%n| --- | --- | --- | --- | --- | --- | --- | --- |%n",
 					CLAIMS, CLAIMS / 2, records, PARTITIONS, RETENTION));
 			double baseline = 0;
+			List<String> collected = new ArrayList<>();
 			for (String retention : new String[] { null, RETENTION }) {
 				Run run = run(admin, broker.bootstrapServers(), topic, work, retention);
 				double rate = CLAIMS / (run.millis / 1000.0);
@@ -78,7 +81,10 @@ class RetentionBenchmark {
 						(retention != null) ? "retention " + retention : "no retention", rate, rate / baseline,
 						run.maxBindings, run.endBindings, run.maxOwners, run.endOwners, run.refused,
 						run.bindingsChangelogMib, run.ownersChangelogMib, run.readyMillis / 1000.0));
+				collected.add(((retention != null) ? "retention " + retention : "no retention") + ": " + run.gc.summary());
 			}
+			report.append(String.format(Locale.ROOT, "%nGC from start-up until caught up: %s%n",
+					String.join("; ", collected)));
 			System.out.println(report);
 			Files.writeString(work.resolve("report.md"), report);
 		}
@@ -126,7 +132,7 @@ class RetentionBenchmark {
 	}
 
 	private record Run(long millis, long maxBindings, long endBindings, long maxOwners, long endOwners, long refused,
-			double bindingsChangelogMib, double ownersChangelogMib, long readyMillis) {
+			double bindingsChangelogMib, double ownersChangelogMib, long readyMillis, GcLog gc) {
 
 	}
 
@@ -170,6 +176,8 @@ class RetentionBenchmark {
 			finally {
 				sampler.shutdownNow();
 			}
+			// read before the restart below starts the log again
+			GcLog gc = GcLog.read(BenchInstances.gcLogFile(work, prefix));
 			// a sweep pass and a metrics refresh after the last record
 			Thread.sleep(Duration.ofSeconds(15).toMillis());
 			Scrape scrape = new Scrape(instance.api().get("/actuator/prometheus").body());
@@ -194,7 +202,7 @@ class RetentionBenchmark {
 			}
 			long readyMillis = (System.nanoTime() - restarted) / 1_000_000;
 			return new Run(millis, Math.max(max[0], endBindings), endBindings, Math.max(max[1], endOwners), endOwners,
-					refused, bindingsMib, ownersMib, readyMillis);
+					refused, bindingsMib, ownersMib, readyMillis, gc);
 		}
 	}
 
