@@ -50,7 +50,8 @@
 #   scripts/benchmark.sh retention [claims] [retention]
 #       Churn (keys that claim a value, claim another, let go and never come back) with and without
 #       valueguard.retention, side by side: claims/s and their ratio, store entries while running and at the end, claims
-#       refused, changelog size after compaction, and time to ready after a wiped restart. Defaults: 5000000 1000s
+#       refused, changelog size after compaction, time to ready after a wiped restart, and each run's GC until it caught
+#       up. Defaults: 5000000 1000s
 #       (record i is stamped i ms after the first, so 1000s of stream time is a million records).
 #   scripts/benchmark.sh filters [entries per store] [reads per round]
 #       What partitioned index and filters (valueguard.rocksdb.partitioned-filters) cost a read while every index and
@@ -88,7 +89,7 @@ fi
 if [ "${1:-}" = "retention" ]; then
   ./mvnw -B -ntp -Pbench test -Dtest=RetentionBenchmark -Dsurefire.failIfNoSpecifiedTests=false "${bench_opts[@]}" \
     -Dvalueguard.bench.claims="${2:-5000000}" -Dvalueguard.bench.retention="${3:-1000s}" \
-    | grep -E '^\||^Churn|Tests run|FAIL|ERROR'
+    | grep -E '^\||^Churn|^GC from|Tests run|FAIL|ERROR'
   exit 0
 fi
 if [ "${1:-}" = "latency" ]; then
