@@ -67,7 +67,12 @@ final class BenchInstances {
 
 	/** A system property's space-separated items, none when it is unset. */
 	static List<String> spaceSeparated(String property) {
-		return Arrays.stream(System.getProperty(property, "").split(" ")).filter((item) -> !item.isBlank()).toList();
+		return items(System.getProperty(property, ""));
+	}
+
+	/** The space-separated items of a text, none when it is blank. */
+	static List<String> items(String text) {
+		return Arrays.stream(text.split(" ")).filter((item) -> !item.isBlank()).toList();
 	}
 
 	/** A system property's space-separated {@code NAME=value} items, in order; the last of a name wins. */

@@ -71,6 +71,7 @@ class RetentionBenchmark {
 			double baseline = 0;
 			List<String> collected = new ArrayList<>();
 			for (String retention : new String[] { null, RETENTION }) {
+				String name = (retention != null) ? "retention " + retention : "no retention";
 				Run run = run(admin, broker.bootstrapServers(), topic, work, retention);
 				double rate = CLAIMS / (run.millis / 1000.0);
 				if (retention == null) {
@@ -78,10 +79,9 @@ class RetentionBenchmark {
 				}
 				report.append(String.format(Locale.ROOT,
 						"| %s | %,.0f | %.2f | %,d, %,d | %,d, %,d | %,d | %.1f, %.1f | %.1f s |%n",
-						(retention != null) ? "retention " + retention : "no retention", rate, rate / baseline,
-						run.maxBindings, run.endBindings, run.maxOwners, run.endOwners, run.refused,
-						run.bindingsChangelogMib, run.ownersChangelogMib, run.readyMillis / 1000.0));
-				collected.add(((retention != null) ? "retention " + retention : "no retention") + ": " + run.gc.summary());
+						name, rate, rate / baseline, run.maxBindings, run.endBindings, run.maxOwners, run.endOwners,
+						run.refused, run.bindingsChangelogMib, run.ownersChangelogMib, run.readyMillis / 1000.0));
+				collected.add(name + ": " + run.gc.summary());
 			}
 			report.append(String.format(Locale.ROOT, "%nGC from start-up until caught up: %s%n",
 					String.join("; ", collected)));

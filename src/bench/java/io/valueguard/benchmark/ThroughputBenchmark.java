@@ -256,7 +256,7 @@ class ThroughputBenchmark {
 	/** Rows of space-separated options, a {@code ;} between rows; none when blank. */
 	static List<List<String>> rowsOfOptions(String rows) {
 		return Arrays.stream(rows.split(";"))
-			.map((row) -> Arrays.stream(row.split(" ")).filter((option) -> !option.isBlank()).toList())
+			.map(BenchInstances::items)
 			.filter((options) -> !options.isEmpty())
 			.toList();
 	}
