@@ -9,7 +9,9 @@
 #       commit.interval.ms=1000): claims/s of each, the ratio, CPU per claim of application and broker, offsets
 #       written per claim, and the share of the run the busiest thread ran (CPU by kind of thread in the report, and
 #       the broker's requests per 1,000 claims by kind, with their handling time, and each application's GC from its
-#       log beside the report: collections, seconds paused, the longest pause, heap committed).
+#       log beside the report: collections, seconds paused, the longest pause, heap committed). In every round of the
+#       first setting the seed's design runs too (docs/benchmarks.md, "The seed's design as a second baseline"): its
+#       claims/s, CPU, resident set and GC beside ValueGuard's, their median ratio, and the values its table holds twice.
 #       Defaults: 300000 100000 50000 6 exactly_once_v2.
 #       BENCH_OPTS passes more: -Dvalueguard.bench.settings=1,3 runs only those rows; -Dvalueguard.bench.rounds=5
 #       runs each row five times, baseline and ValueGuard alternating, and reports the median ratio;
@@ -101,4 +103,4 @@ fi
 ./mvnw -B -ntp -Pbench test -Dtest=ThroughputBenchmark -Dsurefire.failIfNoSpecifiedTests=false "${bench_opts[@]}" \
   -Dvalueguard.bench.claims="${1:-300000}" -Dvalueguard.bench.keys="${2:-100000}" \
   -Dvalueguard.bench.values="${3:-50000}" -Dvalueguard.bench.partitions="${4:-6}" \
-  -Dvalueguard.bench.guarantee="${5:-exactly_once_v2}" | grep -E '^\||^Preloaded|claims,|median ratio|Tests run|FAIL|ERROR'
+  -Dvalueguard.bench.guarantee="${5:-exactly_once_v2}" | grep -E '^\||^Preloaded|claims,|median ratio|against the seed|Tests run|FAIL|ERROR'

@@ -159,6 +159,7 @@ class ThroughputBenchmark {
 					+ "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
 			System.out.print(report);
 			StringBuilder seedReport = new StringBuilder();
+			List<Double> seedRatios = new ArrayList<>();
 			List<Integer> chosen = new ArrayList<>();
 			for (int i = 0; i < settings.size(); i++) {
 				if (ONLY.isBlank() || List.of(ONLY.split(",")).contains(Integer.toString(i + 1))) {
@@ -184,7 +185,12 @@ class ThroughputBenchmark {
 					if (seed != null) {
 						String seedLine = seedRow(round, baseline, seed, valueGuard, rule);
 						seedReport.append(seedLine);
+						seedRatios.add(valueGuard.claimsPerSecond() / seed.claimsPerSecond());
 						System.out.print(seedLine);
+						details.append(String.format(Locale.ROOT,
+								"round %d, the seed's design: CPU by thread, share of the run: %s; the broker's "
+										+ "meanwhile: %s; GC from start-up until caught up: %s%n",
+								round, seed.busiestThreads(), seed.brokerBusiestThreads(), seed.gc().summary()));
 					}
 					double ratio = valueGuard.claimsPerSecond() / baseline.claimsPerSecond();
 					row.ratios.add(ratio);
@@ -238,6 +244,9 @@ class ThroughputBenchmark {
 			}
 			if (!seedReport.isEmpty()) {
 				report.append('\n').append(SEED_HEADER).append(seedReport);
+				details.append(String.format(Locale.ROOT,
+						"ValueGuard against the seed's design, claims/s in the same round: median %s (%s)%n",
+						ratio(median(seedRatios)), joined(seedRatios)));
 			}
 			report.append('\n').append(details);
 			System.out.println(details);
@@ -249,9 +258,11 @@ class ThroughputBenchmark {
 	}
 
 	private static final String SEED_HEADER = "| round | plain table | seed's design | ValueGuard | ValueGuard / seed's "
-			+ "design | values held by two or more keys: seed's design / ValueGuard | keys holding a value: seed's design "
-			+ "/ ValueGuard / the rule | keys whose value differs from the rule's: seed's design / ValueGuard |\n"
-			+ "| --- | --- | --- | --- | --- | --- | --- | --- |\n";
+			+ "design | CPU ms per 1,000 claims, application + broker: seed's design / ValueGuard | largest resident set, "
+			+ "MiB: seed's design / ValueGuard | values held by two or more keys: seed's design / ValueGuard | keys "
+			+ "holding a value: seed's design / ValueGuard / the rule | keys whose value differs from the rule's: seed's "
+			+ "design / ValueGuard |\n"
+			+ "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
 
 	/** Rows of space-separated options, a {@code ;} between rows; none when blank. */
 	static List<List<String>> rowsOfOptions(String rows) {
@@ -262,10 +273,10 @@ class ThroughputBenchmark {
 	}
 
 	private static String seedRow(int round, Run baseline, Run seed, Run valueGuard, Map<String, String> rule) {
-		return String.format(Locale.ROOT, "| %d | %,.0f claims/s | %,.0f claims/s | %,.0f claims/s | %.2f | %,d / %,d | "
-				+ "%,d / %,d / %s | %s / %s |%n", round, baseline.claimsPerSecond(), seed.claimsPerSecond(),
-				valueGuard.claimsPerSecond(), valueGuard.claimsPerSecond() / seed.claimsPerSecond(),
-				seed.table().sharedValues(), valueGuard.table().sharedValues(), seed.table().bindings().size(),
+		return String.format(Locale.ROOT, "| %d | %,.0f claims/s | %,.0f claims/s | %,.0f claims/s | %.2f | %s / %s | "
+				+ "%,d / %,d | %,d / %,d | %,d / %,d / %s | %s / %s |%n", round, baseline.claimsPerSecond(),
+				seed.claimsPerSecond(), valueGuard.claimsPerSecond(), valueGuard.claimsPerSecond() / seed.claimsPerSecond(),
+				seed.cpu(), valueGuard.cpu(), seed.peakResidentMib(), valueGuard.peakResidentMib(), seed.table().sharedValues(), valueGuard.table().sharedValues(), seed.table().bindings().size(),
 				valueGuard.table().bindings().size(), (rule != null) ? String.format(Locale.ROOT, "%,d", rule.size()) : "?",
 				seed.table().differencesFrom(rule), valueGuard.table().differencesFrom(rule));
 	}
