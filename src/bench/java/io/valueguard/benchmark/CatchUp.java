@@ -321,7 +321,7 @@ final class CatchUp {
 	private static String kind(String name) {
 		String stage = name.contains("-keys-") ? " (keys)" : name.contains("-values-") ? " (values)" : "";
 		String kind = name.replaceAll("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "")
-			.replaceAll("bench-(vg|baseline)-[0-9a-f]{8}(-keys|-values)?", "")
+			.replaceAll("bench-(vg|baseline|seed)-[0-9a-f]{8}(-keys|-values)?", "")
 			.replaceAll("[#-][0-9]+|(?<=Thread)[0-9]+$", "")
 			.replaceAll("^[- |]+|[- |]+$", "");
 		return kind + stage;
