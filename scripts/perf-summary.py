@@ -14,7 +14,9 @@ library is unpacked into /tmp under a new name by each JVM and deleted when it e
 the rocksdbjni jar in the local Maven repository back at those names while perf reads the samples, then removes them.
 
 Prints, for each setting's stream threads (the plain table's, and each stage's of ValueGuard), the microseconds of
-CPU per claim by where they went, averaged over the setting's runs.
+CPU per claim by where they went, averaged over the setting's runs. With --threads after the arguments it prints
+instead each application's CPU per claim by kind of thread, every thread of the process (the collector's, the
+compiler's, RocksDB's own, whose names perf gives), to see where two settings' CPU per claim differ.
 """
 import collections
 import glob
@@ -68,8 +70,10 @@ def samples(perf_data):
 def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
-    perf_data, run_directory = sys.argv[1], sys.argv[2]
-    hertz = int(sys.argv[3]) if len(sys.argv) > 3 else 199
+    by_thread = '--threads' in sys.argv
+    arguments = [argument for argument in sys.argv[1:] if argument != '--threads']
+    perf_data, run_directory = arguments[0], arguments[1]
+    hertz = int(arguments[2]) if len(arguments) > 2 else 199
     with open(os.path.join(run_directory, 'report.md')) as report:
         claims = int(report.readline().split(' claims')[0].replace(',', ''))
     threads = {}
@@ -111,6 +115,11 @@ def main():
         sample = LINE.match(line)
         if not sample or sample.group(2) not in setting_of:
             continue
+        if by_thread:
+            # threads the JVM does not know of (RocksDB's flushes and compactions) by the name perf gives them
+            kind = threads.get(sample.group(3)) or 'native: ' + re.sub(r'[0-9]+$', '', sample.group(1))
+            spent[setting_of[sample.group(2)]][kind] += 1
+            continue
         kind = threads.get(sample.group(3), 'other')
         if not kind.startswith('StreamThread'):
             continue
@@ -120,12 +129,20 @@ def main():
     columns = sorted(spent)
     categories = sorted({c for column in columns for c in spent[column]},
                         key=lambda c: -sum(spent[column][c] for column in columns))
+    if by_thread:
+        # the JVM's idle housekeeping threads would fill the table with zeros
+        everything = sum(sum(spent[column].values()) for column in columns)
+        categories = [c for c in categories if sum(spent[column][c] for column in columns) >= everything / 500]
 
     def micros(column, count):
         return count / hertz / (claims * runs[column.split(': ')[0]]) * 1e6
 
-    print(f'{claims:,} claims a run; stream threads\' CPU per claim, µs (share of the thread), '
-          f'averaged over each setting\'s runs\n')
+    if by_thread:
+        print(f'{claims:,} claims a run; each application\'s CPU per claim by kind of thread, µs (share of the '
+              f'application), averaged over each setting\'s runs\n')
+    else:
+        print(f'{claims:,} claims a run; stream threads\' CPU per claim, µs (share of the thread), '
+              f'averaged over each setting\'s runs\n')
     print('| | ' + ' | '.join(columns) + ' |')
     print('| --- |' + ' --- |' * len(columns))
     for c in categories:
