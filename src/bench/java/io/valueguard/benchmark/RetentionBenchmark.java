@@ -49,7 +49,7 @@ class RetentionBenchmark {
 
 	private static final String RETENTION = System.getProperty("valueguard.bench.retention", "1000s");
 
-	private static final int PARTITIONS = 6;
+	private static final int PARTITIONS = Integer.getInteger("valueguard.bench.partitions", 6);
 
 	/** How many keys later a key's second claim, and its tombstone twice that, come. */
 	private static final int STEP = 1_000;
