@@ -55,7 +55,8 @@
 #       refused, changelog size after compaction, time to ready after a wiped restart, and each run's GC until it caught
 #       up. Defaults: 5000000 1000s
 #       (record i is stamped i ms after the first, so 1000s of stream time is a million records), 6 partitions
-#       (BENCH_OPTS=-Dvalueguard.bench.partitions=2 for fewer: a task's sweep then has more entries to keep up with).
+#       (BENCH_OPTS=-Dvalueguard.bench.partitions=2 for fewer: a task's sweep then has more entries to keep up with;
+#       -Dvalueguard.bench.jfr=true keeps each run's recording until its restart in <run>-until-restart.jfr).
 #   scripts/benchmark.sh filters [entries per store] [reads per round]
 #       What partitioned index and filters (valueguard.rocksdb.partitioned-filters) cost a read while every index and
 #       filter block fits the cache: two RocksDB stores, whole blocks and partitioned, read in alternating rounds;

@@ -3,6 +3,7 @@ package io.valueguard.benchmark;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -190,6 +191,11 @@ class RetentionBenchmark {
 			double bindingsMib = mib(admin, prefix + "-keys-bindings-changelog");
 			double ownersMib = mib(admin, prefix + "-values-owners-changelog");
 			instance.stop();
+			// the restart records to the same file: keep this run's recording (-Dvalueguard.bench.jfr=true) apart
+			Path recording = work.resolve(prefix + ".jfr");
+			if (Files.exists(recording) && Files.size(recording) > 0) {
+				Files.move(recording, work.resolve(prefix + "-until-restart.jfr"), StandardCopyOption.REPLACE_EXISTING);
+			}
 			instance.wipeState();
 			long restarted = System.nanoTime();
 			instance.start();
