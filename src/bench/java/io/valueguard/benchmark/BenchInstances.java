@@ -114,9 +114,14 @@ final class BenchInstances {
 			// deep enough for a record's whole path from the poll loop to the sink; JFR's default of 64 frames cuts it
 			options.add("-XX:FlightRecorderOptions:stackdepth=256");
 			options.add("-XX:StartFlightRecording=settings=profile,dumponexit=true,filename="
-					+ work.resolve(name + ".jfr").toAbsolutePath());
+					+ recordingFile(work, name).toAbsolutePath());
 		}
 		return options;
+	}
+
+	/** The flight recording of the application {@code name}, beside the report, when one is asked for. */
+	static Path recordingFile(Path work, String name) {
+		return work.resolve(name + ".jfr");
 	}
 
 	/** The GC log of the application {@code name}, beside the report. */

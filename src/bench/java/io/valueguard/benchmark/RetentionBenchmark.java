@@ -192,9 +192,10 @@ class RetentionBenchmark {
 			double ownersMib = mib(admin, prefix + "-values-owners-changelog");
 			instance.stop();
 			// the restart records to the same file: keep this run's recording (-Dvalueguard.bench.jfr=true) apart
-			Path recording = work.resolve(prefix + ".jfr");
+			Path recording = BenchInstances.recordingFile(work, prefix);
 			if (Files.exists(recording) && Files.size(recording) > 0) {
-				Files.move(recording, work.resolve(prefix + "-until-restart.jfr"), StandardCopyOption.REPLACE_EXISTING);
+				Files.move(recording, BenchInstances.recordingFile(work, prefix + "-until-restart"),
+						StandardCopyOption.REPLACE_EXISTING);
 			}
 			instance.wipeState();
 			long restarted = System.nanoTime();

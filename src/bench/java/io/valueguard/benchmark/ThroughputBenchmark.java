@@ -183,9 +183,10 @@ class ThroughputBenchmark {
 							? Runs.seedDesign(broker, admin, work, WORKLOAD, setting) : null;
 					Run valueGuard = Runs.valueGuard(broker, admin, work, WORKLOAD, setting, null);
 					if (seed != null) {
-						String seedLine = seedRow(round, baseline, seed, valueGuard, rule);
+						double seedRatio = valueGuard.claimsPerSecond() / seed.claimsPerSecond();
+						seedRatios.add(seedRatio);
+						String seedLine = seedRow(round, baseline, seed, seedRatio, valueGuard, rule);
 						seedReport.append(seedLine);
-						seedRatios.add(valueGuard.claimsPerSecond() / seed.claimsPerSecond());
 						System.out.print(seedLine);
 						details.append(String.format(Locale.ROOT,
 								"round %d, the seed's design: CPU by thread, share of the run: %s; the broker's "
@@ -272,13 +273,15 @@ class ThroughputBenchmark {
 			.toList();
 	}
 
-	private static String seedRow(int round, Run baseline, Run seed, Run valueGuard, Map<String, String> rule) {
+	private static String seedRow(int round, Run baseline, Run seed, double seedRatio, Run valueGuard,
+			Map<String, String> rule) {
 		return String.format(Locale.ROOT, "| %d | %,.0f claims/s | %,.0f claims/s | %,.0f claims/s | %.2f | %s / %s | "
 				+ "%,d / %,d | %,d / %,d | %,d / %,d / %s | %s / %s |%n", round, baseline.claimsPerSecond(),
-				seed.claimsPerSecond(), valueGuard.claimsPerSecond(), valueGuard.claimsPerSecond() / seed.claimsPerSecond(),
-				seed.cpu(), valueGuard.cpu(), seed.peakResidentMib(), valueGuard.peakResidentMib(), seed.table().sharedValues(), valueGuard.table().sharedValues(), seed.table().bindings().size(),
-				valueGuard.table().bindings().size(), (rule != null) ? String.format(Locale.ROOT, "%,d", rule.size()) : "?",
-				seed.table().differencesFrom(rule), valueGuard.table().differencesFrom(rule));
+				seed.claimsPerSecond(), valueGuard.claimsPerSecond(), seedRatio, seed.cpu(), valueGuard.cpu(),
+				seed.peakResidentMib(), valueGuard.peakResidentMib(), seed.table().sharedValues(),
+				valueGuard.table().sharedValues(), seed.table().bindings().size(), valueGuard.table().bindings().size(),
+				(rule != null) ? String.format(Locale.ROOT, "%,d", rule.size()) : "?", seed.table().differencesFrom(rule),
+				valueGuard.table().differencesFrom(rule));
 	}
 
 	private static String joined(List<Double> ratios) {
