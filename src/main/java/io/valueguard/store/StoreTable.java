@@ -18,7 +18,8 @@ public record StoreTable<K, V>(KeyValueStore<K, V> store) implements StateTable<
 
 	@Override
 	public void delete(K key) {
-		this.store.delete(key);
+		// a null value deletes without reading the entry first, as delete() does to return it
+		this.store.put(key, null);
 	}
 
 }

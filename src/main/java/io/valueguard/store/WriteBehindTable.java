@@ -206,13 +206,10 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 		}
 	}
 
+	// A null value deletes: Kafka's delete() reads the entry first, to return it, and that read of an old entry, deep in
+	// RocksDB's files, cost the sweep more than all else it does (docs/benchmarks.md, "A delete that reads")
 	private void writeToStore(K key, @Nullable V value) {
-		if (value != null) {
-			this.store.put(key, value);
-		}
-		else {
-			this.store.delete(key);
-		}
+		this.store.put(key, value);
 	}
 
 	// Forgetting all at once costs nothing per read, and a table whose task reads more entries than its share still
