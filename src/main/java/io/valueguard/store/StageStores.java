@@ -57,7 +57,7 @@ public record StageStores<V, E>(StoreBuilder<KeyValueStore<String, V>> table,
 	 * With retention on, sweeps the task's store a slice at a time ({@link Sweep}) through {@code table}, the
 	 * write-behind table {@link #connect} returned; for a processor's {@code init}.
 	 */
-	public void sweep(ProcessorContext<?, ?> context, Retention retention, StateTable<String, V> table,
+	public void sweep(ProcessorContext<?, ?> context, Retention retention, WriteBehindTable<String, V> table,
 			Sweep.Forgettable<V> forgettable, Sweep.Forgotten forgotten) {
 		if (retention.enabled()) {
 			sweep(context, retention, table, forgettable, null, forgotten);
@@ -68,10 +68,10 @@ public record StageStores<V, E>(StoreBuilder<KeyValueStore<String, V>> table,
 	 * As above, with a rewrite that the passes also do, whether retention is on or not: the processor calls
 	 * {@link Sweep#wake} on the sweep returned when it asked the rewrite for work.
 	 */
-	public Sweep<V> sweep(ProcessorContext<?, ?> context, Retention retention, StateTable<String, V> table,
+	public Sweep<V> sweep(ProcessorContext<?, ?> context, Retention retention, WriteBehindTable<String, V> table,
 			Sweep.Forgettable<V> forgettable, Sweep.@Nullable Rewrite<V> rewrite, Sweep.Forgotten forgotten) {
 		Sweep<V> sweep = new Sweep<>(context.<KeyValueStore<String, V>>getStateStore(this.table.name()), table,
-				retention.enabled() ? forgettable : null, rewrite, forgotten);
+				retention.enabled() ? forgettable : null, rewrite, forgotten, table::written);
 		sweep.schedule(context);
 		return sweep;
 	}

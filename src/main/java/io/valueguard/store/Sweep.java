@@ -3,6 +3,7 @@ package io.valueguard.store;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.LongSupplier;
 
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -11,9 +12,11 @@ import org.apache.kafka.streams.state.KeyValueStore;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Passes over a task's store a slice at a time: every {@link #INTERVAL} it reads the next {@link #SLICE} entries in
- * key order from where the last slice ended, and at the end of the store it starts over. So the cost is bounded per
- * second and per task, never a scan of the whole store at once. Each entry a pass reads is first given to the
+ * Passes over a task's store a slice at a time: every {@link #INTERVAL} it reads the next entries in key order from
+ * where the last slice ended, and at the end of the store it starts over. A slice reads {@link #PACE} entries for every
+ * entry the task's table wrote since the last one, at least {@link #SLICE} and at most {@link #MAX_SLICE}: so a pass
+ * comes round however fast the task adds entries (up to half of {@link #MAX_SLICE} a second), and the cost is bounded
+ * per second and per task, never a scan of the whole store at once. Each entry a pass reads is first given to the
  * {@link Rewrite} (erasure, which replaces or deletes entries that name an erased key), then forgotten through the
  * stage's table if retention lets it go at the task's stream time. An entry is forgotten at most one pass over its
  * store after it may be (docs/design.md, "Retention"); a rewrite asked for is done by the end of the next full pass
@@ -26,8 +29,18 @@ public final class Sweep<V> {
 	/** How often a slice is swept. */
 	static final Duration INTERVAL = Duration.ofSeconds(1);
 
-	/** Entries read per slice: about a tenth of a stage's per-second budget of store reads at full load. */
+	/** Entries read per slice at least: about a tenth of a stage's per-second budget of store reads at full load. */
 	static final int SLICE = 10_000;
+
+	/**
+	 * Entries read per entry the table wrote since the last slice: the store grows by at most one entry per write, so a
+	 * pass over {@code E} entries ends before the task has written {@code E / PACE} more, and what a pass leaves for
+	 * the next is at most a {@code PACE}-th of the store (docs/design.md, "Retention").
+	 */
+	static final int PACE = 2;
+
+	/** Entries read per slice at most: bounds the time a slice holds up its task's records. */
+	static final int MAX_SLICE = 10 * SLICE;
 
 	/** Whether an entry may be forgotten, given its task's stream time. */
 	@FunctionalInterface
@@ -72,6 +85,12 @@ public final class Sweep<V> {
 
 	private final Forgotten forgotten;
 
+	/** How many entries the task's table has written so far, the sweep's own writes among them. */
+	private final LongSupplier written;
+
+	/** What {@link #written} said when the last slice ended: the task's writes since are what it counts. */
+	private long writtenBySliceEnd;
+
 	private final int slice;
 
 	/** Where the next slice starts: after this key; null at the start of the store. */
@@ -87,19 +106,23 @@ public final class Sweep<V> {
 	/**
 	 * @param forgettable which entries retention lets go, or null when retention is off
 	 * @param rewrite what else a pass does, or null
+	 * @param written how many entries {@code table} has written so far: {@link WriteBehindTable#written}
 	 */
 	public Sweep(KeyValueStore<String, V> store, StateTable<String, V> table, @Nullable Forgettable<V> forgettable,
-			@Nullable Rewrite<V> rewrite, Forgotten forgotten) {
-		this(store, table, forgettable, rewrite, forgotten, SLICE);
+			@Nullable Rewrite<V> rewrite, Forgotten forgotten, LongSupplier written) {
+		this(store, table, forgettable, rewrite, forgotten, written, SLICE);
 	}
 
+	/** @param slice the entries a slice reads at least; {@link #MAX_SLICE} stays the most */
 	Sweep(KeyValueStore<String, V> store, StateTable<String, V> table, @Nullable Forgettable<V> forgettable,
-			@Nullable Rewrite<V> rewrite, Forgotten forgotten, int slice) {
+			@Nullable Rewrite<V> rewrite, Forgotten forgotten, LongSupplier written, int slice) {
 		this.store = store;
 		this.table = table;
 		this.forgettable = forgettable;
 		this.rewrite = rewrite;
 		this.forgotten = forgotten;
+		this.written = written;
+		this.writtenBySliceEnd = written.getAsLong();
 		this.slice = slice;
 	}
 
@@ -132,8 +155,16 @@ public final class Sweep<V> {
 		}
 	}
 
-	/** Sweeps the next slice; returns how many entries it forgot. */
+	/** Sweeps the next slice, at the pace of the task's writes since the last; returns how many entries it forgot. */
 	public int sweep(long streamTime) {
+		long writes = this.written.getAsLong() - this.writtenBySliceEnd;
+		int forgot = sweep(streamTime, (int) Math.min(MAX_SLICE, Math.max(this.slice, PACE * writes)));
+		// the slice's own deletes and rewrites are not the task's: they would drive the next slice's pace
+		this.writtenBySliceEnd = this.written.getAsLong();
+		return forgot;
+	}
+
+	private int sweep(long streamTime, int slice) {
 		if (!this.passing && !startPass()) {
 			return 0;
 		}
@@ -141,7 +172,7 @@ public final class Sweep<V> {
 		int read = 0;
 		String last = null;
 		try (KeyValueIterator<String, V> entries = this.store.range(this.after, null)) {
-			while (entries.hasNext() && read < this.slice) {
+			while (entries.hasNext() && read < slice) {
 				KeyValue<String, V> entry = entries.next();
 				if (entry.key.equals(this.after)) {
 					// the range starts at the last slice's last key, which that slice has seen

@@ -111,6 +111,9 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 
 	private int writesSinceCommit;
 
+	/** Entries put so far, for the sweep's pace ({@link #written}). */
+	private long puts;
+
 	/** The last commit held more than {@link #WRITE_THROUGH} writes: the task reads a backlog, and writes wait. */
 	private boolean readingBacklog;
 
@@ -177,6 +180,7 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 
 	@Override
 	public void put(K key, V value) {
+		this.puts++;
 		if (this.storedKeys != null) {
 			this.storedKeys.add(key);
 		}
@@ -262,6 +266,14 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 			layer = wrapper.wrapped();
 		}
 		return (layer instanceof MeteredKeyValueStore<?, ?> typed) ? typed : null;
+	}
+
+	/**
+	 * How many entries were put through the table so far, in the life of this table (it may serve several tasks one
+	 * after the other): the most the store can have grown by. Deletes are not counted, since they never grow it.
+	 */
+	public long written() {
+		return this.puts;
 	}
 
 	/** How many entries wait to be written. */

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.NavigableMap;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 import io.valueguard.store.MapTable;
 import org.apache.kafka.streams.KeyValue;
@@ -39,10 +40,12 @@ class SweepTests {
 
 	private final StateTable<String, Long> table = new MapTable<>(this.entries);
 
+	/** The entries the task's table wrote: what paces the sweep. */
+	private final AtomicLong written = new AtomicLong();
 
 	private final Sweep<Long> sweep = new Sweep<>(store(), this.table,
 			(timestamp, streamTime) -> streamTime - timestamp > 10, null, (forgot) -> {
-			}, 3);
+			}, this.written::get, 3);
 
 	@Test
 	void shouldForgetEveryForgettableEntryWithinOnePassReadingOneSliceAtATime() {
@@ -59,6 +62,71 @@ class SweepTests {
 
 		assertThat(forgotten).isEqualTo(4);
 		assertThat(this.entries).hasSize(6).allSatisfy((key, timestamp) -> assertThat(timestamp).isEqualTo(95L));
+	}
+
+	/**
+	 * A task that adds entries faster than a slice a second reads: the slice grows with its writes, so that a pass
+	 * still comes round, up to the most a slice reads.
+	 */
+	@Test
+	void shouldReadTwiceAsManyEntriesAsTheTaskWroteSinceTheLastSlice() {
+		for (int i = 0; i < 40; i++) {
+			this.entries.put(String.format("key-%02d", i), (i < 20) ? 0L : 95L);
+		}
+		this.written.addAndGet(5);
+
+		this.read.set(0);
+		assertThat(this.sweep.sweep(100)).isEqualTo(10);
+		assertThat(this.read.get()).as("entries read after five writes").isEqualTo(Sweep.PACE * 5);
+
+		this.read.set(0);
+		assertThat(this.sweep.sweep(100)).isEqualTo(3);
+		assertThat(this.read.get()).as("entries read after no writes").isEqualTo(3);
+
+		this.written.addAndGet(Sweep.MAX_SLICE);
+		this.read.set(0);
+		assertThat(this.sweep.sweep(100)).isEqualTo(7);
+		assertThat(this.read.get()).as("to the end of the store, within the most a slice reads").isEqualTo(27);
+		assertThat(this.entries).hasSize(20).allSatisfy((key, timestamp) -> assertThat(timestamp).isEqualTo(95L));
+	}
+
+	/** A slice's own writes (a rewrite's) are not the task's: counted, they would drive the pace on and on. */
+	@Test
+	void shouldNotCountItsOwnWritesTowardsItsPace() {
+		for (int i = 0; i < 7; i++) {
+			this.entries.put("key-" + i, 2L * i + 1);
+		}
+		NegateOdd negateOdd = new NegateOdd();
+		negateOdd.asked = true;
+		StateTable<String, Long> counting = new StateTable<>() {
+
+			@Override
+			public Long get(String key) {
+				return SweepTests.this.table.get(key);
+			}
+
+			@Override
+			public void put(String key, Long value) {
+				SweepTests.this.written.incrementAndGet();
+				SweepTests.this.table.put(key, value);
+			}
+
+			@Override
+			public void delete(String key) {
+				SweepTests.this.table.delete(key);
+			}
+
+		};
+		Sweep<Long> sweep = new Sweep<>(store(), counting, null, negateOdd, (forgot) -> {
+		}, this.written::get, 3);
+
+		sweep.sweep(100);
+		assertThat(this.written).as("the first slice's rewrites").hasValue(3);
+		this.read.set(0);
+		sweep.sweep(100);
+
+		// the three entries after the last slice's last key, which the range starts at
+		assertThat(this.read.get()).isEqualTo(3 + 1);
 	}
 
 	@Test
@@ -84,7 +152,7 @@ class SweepTests {
 		NegateOdd negateOdd = new NegateOdd();
 		List<String> events = negateOdd.events;
 		Sweep<Long> sweep = new Sweep<>(store(), this.table, null, negateOdd, (forgot) -> {
-		}, 3);
+		}, this.written::get, 3);
 
 		this.read.set(0);
 		sweep.sweep(100);
@@ -111,7 +179,7 @@ class SweepTests {
 		}
 		NegateOdd negateOdd = new NegateOdd();
 		Sweep<Long> sweep = new Sweep<>(store(), this.table, null, negateOdd, (forgot) -> {
-		}, 3);
+		}, this.written::get, 3);
 		ProcessorContext<?, ?> context = mock(ProcessorContext.class);
 		Cancellable scheduled = mock(Cancellable.class);
 		when(context.schedule(any(), any(), any())).thenReturn(scheduled);

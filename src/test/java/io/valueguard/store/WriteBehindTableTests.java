@@ -285,6 +285,17 @@ class WriteBehindTableTests {
 		verify(this.store, never()).get(anyString());
 	}
 
+	/** What paces the sweep: the entries put, which may each grow the store, and not the deletes, which never do. */
+	@Test
+	void shouldCountTheEntriesPutForTheSweep() {
+		connectToMocks();
+		this.table.put("a", "1");
+		this.table.put("a", "2");
+		this.table.delete("a");
+
+		assertThat(this.table.written()).isEqualTo(2);
+	}
+
 	/**
 	 * The scheduled write, with the whole cluster gone: the changelog send gives up waiting for metadata, and the
 	 * write stays, whole, for the next attempt.
