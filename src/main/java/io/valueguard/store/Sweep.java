@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
  * Passes over a task's store a slice at a time: every {@link #INTERVAL} it reads the next entries in key order from
  * where the last slice ended, and at the end of the store it starts over. A slice reads {@link #PACE} entries for every
  * entry the task's table wrote since the last one, at least {@link #SLICE} and at most {@link #MAX_SLICE}: so a pass
- * comes round however fast the task adds entries (up to half of {@link #MAX_SLICE} a second), and the cost is bounded
+ * comes round however fast the task adds entries (up to half of {@link #MAX_SLICE} new entries a second), and the cost is bounded
  * per second and per task, never a scan of the whole store at once. Each entry a pass reads is first given to the
  * {@link Rewrite} (erasure, which replaces or deletes entries that name an erased key), then forgotten through the
  * stage's table if retention lets it go at the task's stream time. An entry is forgotten at most one pass over its
@@ -33,9 +33,9 @@ public final class Sweep<V> {
 	static final int SLICE = 10_000;
 
 	/**
-	 * Entries read per entry the table wrote since the last slice: the store grows by at most one entry per write, so a
-	 * pass over {@code E} entries ends before the task has written {@code E / PACE} more, and what a pass leaves for
-	 * the next is at most a {@code PACE}-th of the store (docs/design.md, "Retention").
+	 * Entries read per entry the table wrote since the last slice: the store grows by at most one entry per write, so
+	 * the sweep reads twice as fast as it grows, and a pass over {@code E} entries ends before the store has gained
+	 * {@code E} more, wherever the new keys fall (docs/design.md, "Retention").
 	 */
 	static final int PACE = 2;
 
