@@ -24,6 +24,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class BrokerMain {
 
+	/** The system property that sizes the log cleaner's key map, in bytes: 2 MiB unless set. */
+	public static final String DEDUPE_BUFFER_PROPERTY = "valueguard.broker.dedupe-buffer-bytes";
+
 	private BrokerMain() {
 	}
 
@@ -54,7 +57,9 @@ public final class BrokerMain {
 		config.put("share.coordinator.state.topic.min.isr", minIsr);
 		config.put("group.initial.rebalance.delay.ms", "0");
 		config.put("auto.create.topics.enable", "false");
-		config.put("log.cleaner.dedupe.buffer.size", Integer.toString(2 * 1024 * 1024));
+		// small for the tests' many brokers; a benchmark that measures compaction asks for the broker's default
+		config.put("log.cleaner.dedupe.buffer.size",
+				Integer.toString(Integer.getInteger(DEDUPE_BUFFER_PROPERTY, 2 * 1024 * 1024)));
 		config.put("num.network.threads", "2");
 		config.put("num.io.threads", "2");
 		KafkaConfig kafkaConfig = KafkaConfig.fromProps(config, false);
