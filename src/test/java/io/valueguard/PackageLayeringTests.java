@@ -35,7 +35,7 @@ class PackageLayeringTests {
 			Map.entry("owners", Set.of("codec", "config", "store", "messages")),
 			Map.entry("kafka", Set.of("config")),
 			Map.entry("kafka.local", Set.of()),
-			Map.entry("metrics", Set.of("config", "messages", "claims", "owners", "kafka")),
+			Map.entry("metrics", Set.of("config", "store", "messages", "claims", "owners", "kafka")),
 			Map.entry("routing", Set.of("config", "store", "messages", "claims", "owners", "kafka")),
 			Map.entry("api", Set.of("config", "messages", "claims", "owners", "kafka", "routing")),
 			Map.entry("security", Set.of("config", "routing")));

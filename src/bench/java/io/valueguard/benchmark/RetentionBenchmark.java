@@ -76,6 +76,7 @@ class RetentionBenchmark {
 					CLAIMS, CLAIMS / 2, records, PARTITIONS, RETENTION));
 			double baseline = 0;
 			List<String> collected = new ArrayList<>();
+			List<String> sweeps = new ArrayList<>();
 			for (String retention : new String[] { null, RETENTION }) {
 				String name = (retention != null) ? "retention " + retention : "no retention";
 				Run run = run(admin, broker.bootstrapServers(), topic, work, retention);
@@ -88,7 +89,12 @@ class RetentionBenchmark {
 						name, rate, rate / baseline, run.maxBindings, run.endBindings, run.maxOwners, run.endOwners,
 						run.refused, run.bindingsChangelogMib, run.ownersChangelogMib, run.readyMillis / 1000.0));
 				collected.add(name + ": " + run.gc.summary());
+				if (retention != null) {
+					sweeps.add(name + ": bindings " + run.bindingsSweep.summary() + "; owners " + run.ownersSweep.summary());
+				}
 			}
+			report.append(String.format(Locale.ROOT, "%nThe sweep until caught up (slices of each store's tasks, each "
+					+ "holding up its task's records while it runs): %s%n", String.join("; ", sweeps)));
 			report.append(String.format(Locale.ROOT, "%nGC from start-up until caught up: %s%n",
 					String.join("; ", collected)));
 			System.out.println(report);
@@ -138,7 +144,41 @@ class RetentionBenchmark {
 	}
 
 	private record Run(long millis, long maxBindings, long endBindings, long maxOwners, long endOwners, long refused,
-			double bindingsChangelogMib, double ownersChangelogMib, long readyMillis, GcLog gc) {
+			double bindingsChangelogMib, double ownersChangelogMib, long readyMillis, GcLog gc, SweepFigures bindingsSweep,
+			SweepFigures ownersSweep) {
+
+	}
+
+	/**
+	 * One store's sweep from the instance's metrics: slices, entries read, seconds spent, and the longest slice seen
+	 * (Micrometer's max covers the last minutes, so it is sampled while the instance runs).
+	 */
+	private record SweepFigures(double slices, double read, double seconds, double maxSeconds) {
+
+		static SweepFigures of(Scrape scrape, String store, double maxSeconds) {
+			String tag = "store=\"" + store + "\"";
+			return new SweepFigures(scrape.sum("valueguard_sweep_slices_seconds_count", tag).orElse(0),
+					scrape.sum("valueguard_sweep_entries_read_total", tag).orElse(0),
+					scrape.sum("valueguard_sweep_slices_seconds_sum", tag).orElse(0), maxSeconds);
+		}
+
+		static double max(Scrape scrape, String store) {
+			return scrape.values("valueguard_sweep_slices_seconds_max", "store=\"" + store + "\"")
+				.stream()
+				.mapToDouble(Double::doubleValue)
+				.max()
+				.orElse(0);
+		}
+
+		String summary() {
+			if (this.slices == 0) {
+				return "no slice";
+			}
+			return String.format(Locale.ROOT, "%,.0f slices, %,.0f entries each, %.1f ms each (%.1f µs an entry), "
+					+ "longest %.1f ms, %.1f s in all", this.slices, this.read / this.slices,
+					this.seconds * 1000 / this.slices, (this.read > 0) ? this.seconds * 1e6 / this.read : 0,
+					this.maxSeconds * 1000, this.seconds);
+		}
 
 	}
 
@@ -163,12 +203,16 @@ class RetentionBenchmark {
 			inputs.put(prefix + "-keys", Set.of(topic, prefix + "-eviction-feedback"));
 			inputs.put(prefix + "-values", Set.of(prefix + "-owner-commands"));
 			long[] max = new long[2];
+			// the longest slice of each store, in seconds, sampled as the entries are
+			double[] longest = new double[2];
 			ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor();
 			sampler.scheduleWithFixedDelay(() -> {
 				try {
 					Scrape scrape = new Scrape(instance.api().get("/actuator/prometheus").body());
 					max[0] = Math.max(max[0], entries(scrape, "bindings"));
 					max[1] = Math.max(max[1], entries(scrape, "owners"));
+					longest[0] = Math.max(longest[0], SweepFigures.max(scrape, "bindings"));
+					longest[1] = Math.max(longest[1], SweepFigures.max(scrape, "owners"));
 				}
 				catch (RuntimeException ex) {
 					// not answering yet
@@ -182,6 +226,12 @@ class RetentionBenchmark {
 			finally {
 				sampler.shutdownNow();
 			}
+			// the sweep's figures until caught up, as the GC's below
+			Scrape caughtUp = new Scrape(instance.api().get("/actuator/prometheus").body());
+			SweepFigures bindingsSweep = SweepFigures.of(caughtUp, "bindings",
+					Math.max(longest[0], SweepFigures.max(caughtUp, "bindings")));
+			SweepFigures ownersSweep = SweepFigures.of(caughtUp, "owners",
+					Math.max(longest[1], SweepFigures.max(caughtUp, "owners")));
 			// read before the restart below starts the log again
 			GcLog gc = GcLog.read(BenchInstances.gcLogFile(work, prefix));
 			// a sweep pass and a metrics refresh after the last record
@@ -214,7 +264,7 @@ class RetentionBenchmark {
 			}
 			long readyMillis = (System.nanoTime() - restarted) / 1_000_000;
 			return new Run(millis, Math.max(max[0], endBindings), endBindings, Math.max(max[1], endOwners), endOwners,
-					refused, bindingsMib, ownersMib, readyMillis, gc);
+					refused, bindingsMib, ownersMib, readyMillis, gc, bindingsSweep, ownersSweep);
 		}
 	}
 

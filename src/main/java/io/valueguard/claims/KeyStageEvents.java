@@ -1,5 +1,7 @@
 package io.valueguard.claims;
 
+import io.valueguard.store.Sweep;
+
 /**
  * What the key stage reports as it goes: the hook that metrics hang on. The stage calls it on its stream threads,
  * once per record, so implementations must be cheap and thread-safe.
@@ -16,8 +18,8 @@ public interface KeyStageEvents {
 	default void keyStage(KeyStage.Outcome outcome) {
 	}
 
-	/** Retention forgot {@code entries} entries of the bindings store. */
-	default void forgottenBindings(int entries) {
+	/** A slice of the sweep over the bindings store read and forgot entries (retention, docs/design.md). */
+	default void bindingsSwept(Sweep.Slice slice) {
 	}
 
 	/** An eviction took effect {@code latencyMillis} after the claim that caused it was made. */

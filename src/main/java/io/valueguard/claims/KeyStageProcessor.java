@@ -124,7 +124,7 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 		this.context = context;
 		WriteBehindTable<String, KeyClaim> claims = this.stores.connect(context);
 		this.stage = new KeyStage(claims, new Effects(), this.policy, this.retention);
-		this.stores.sweep(context, this.retention, claims, this.stage::forgettable, this.events::forgottenBindings);
+		this.stores.sweep(context, this.retention, claims, this.stage::forgettable, this.events::bindingsSwept);
 		this.outbox = this.stores.outbox(context);
 		this.outbox.connect(context, (partition, entries, timestamp, waitedFor) -> context.forward(new Record<>(null,
 				new CommandBatch(partition, entries), timestamp,

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -16,6 +17,7 @@ import io.valueguard.config.ClaimPolicy;
 import io.valueguard.messages.Verdict;
 import io.valueguard.owners.ValueStage;
 import io.valueguard.owners.ValueStageEvents;
+import io.valueguard.store.Sweep;
 
 import org.springframework.stereotype.Component;
 
@@ -38,9 +40,9 @@ public class PipelineMetrics implements KeyStageEvents, ValueStageEvents {
 
 	private final Map<ClaimPolicy, Counter> foreignRules = new EnumMap<>(ClaimPolicy.class);
 
-	private final Counter forgottenBindings;
+	private final StoreSweep bindingsSweep;
 
-	private final Counter forgottenOwners;
+	private final StoreSweep ownersSweep;
 
 	public PipelineMetrics(MeterRegistry registry) {
 		for (KeyStage.Outcome outcome : KeyStage.Outcome.values()) {
@@ -78,8 +80,8 @@ public class PipelineMetrics implements KeyStageEvents, ValueStageEvents {
 				.tag("rule", tag(rule))
 				.register(registry));
 		}
-		this.forgottenBindings = forgotten(registry, "bindings");
-		this.forgottenOwners = forgotten(registry, "owners");
+		this.bindingsSweep = new StoreSweep(registry, "bindings");
+		this.ownersSweep = new StoreSweep(registry, "owners");
 		this.evictionLatency = Timer.builder("valueguard.eviction.latency")
 			.description("From the claim that decided an eviction to the eviction taking effect")
 			.publishPercentileHistogram()
@@ -110,16 +112,9 @@ public class PipelineMetrics implements KeyStageEvents, ValueStageEvents {
 		this.evictionLatency.record(Duration.ofMillis(Math.max(0, latencyMillis)));
 	}
 
-	private static Counter forgotten(MeterRegistry registry, String store) {
-		return Counter.builder("valueguard.entries.forgotten")
-			.description("Entries that held nothing, forgotten by retention (valueguard.retention), by store")
-			.tag("store", store)
-			.register(registry);
-	}
-
 	@Override
-	public void forgottenBindings(int entries) {
-		this.forgottenBindings.increment(entries);
+	public void bindingsSwept(Sweep.Slice slice) {
+		this.bindingsSweep.swept(slice);
 	}
 
 	@Override
@@ -128,12 +123,48 @@ public class PipelineMetrics implements KeyStageEvents, ValueStageEvents {
 	}
 
 	@Override
-	public void forgottenOwners(int entries) {
-		this.forgottenOwners.increment(entries);
+	public void ownersSwept(Sweep.Slice slice) {
+		this.ownersSweep.swept(slice);
 	}
 
 	private static String tag(Enum<?> value) {
 		return value.name().toLowerCase(Locale.ROOT);
+	}
+
+	/**
+	 * One store's sweep (retention and erasure): what it forgot, what it read, and how long its slices held up their
+	 * tasks' records, the cost a user weighs against the entries it saves.
+	 */
+	private static final class StoreSweep {
+
+		private final Counter forgotten;
+
+		private final Counter read;
+
+		private final Timer slices;
+
+		StoreSweep(MeterRegistry registry, String store) {
+			this.forgotten = Counter.builder("valueguard.entries.forgotten")
+				.description("Entries that held nothing, forgotten by retention (valueguard.retention), by store")
+				.tag("store", store)
+				.register(registry);
+			this.read = Counter.builder("valueguard.sweep.entries.read")
+				.description("Entries read by the sweep of retention and erasure, by store")
+				.tag("store", store)
+				.register(registry);
+			this.slices = Timer.builder("valueguard.sweep.slices")
+				.description("Slices of the sweep of retention and erasure, each holding up its task's records "
+						+ "while it runs, by store")
+				.tag("store", store)
+				.register(registry);
+		}
+
+		void swept(Sweep.Slice slice) {
+			this.forgotten.increment(slice.forgotten());
+			this.read.increment(slice.read());
+			this.slices.record(slice.nanos(), TimeUnit.NANOSECONDS);
+		}
+
 	}
 
 }

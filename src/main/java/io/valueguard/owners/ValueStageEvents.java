@@ -1,6 +1,7 @@
 package io.valueguard.owners;
 
 import io.valueguard.config.ClaimPolicy;
+import io.valueguard.store.Sweep;
 
 /**
  * What the value stage reports as it goes: the hook that metrics hang on. The stage calls it on its stream threads,
@@ -22,8 +23,11 @@ public interface ValueStageEvents {
 	default void foreignRule(ClaimPolicy rule) {
 	}
 
-	/** Retention forgot {@code entries} entries of the owners store. */
-	default void forgottenOwners(int entries) {
+	/**
+	 * A slice of the sweep over the owners store read and forgot entries (retention), or rewrote them (erasure;
+	 * docs/design.md).
+	 */
+	default void ownersSwept(Sweep.Slice slice) {
 	}
 
 }

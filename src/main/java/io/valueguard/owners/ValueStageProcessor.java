@@ -120,7 +120,7 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 		Erasures erasures = erasures(context.getStateStore(ERASURES), verdicts);
 		this.stage = new ValueStage(owners, verdicts, this.policy, this.retention, erasures);
 		this.sweep = this.stores.sweep(context, this.retention, owners, this.stage::forgettable, erasures,
-				this.events::forgottenOwners);
+				this.events::ownersSwept);
 	}
 
 	private Erasures erasures(KeyValueStore<String, Erasure> store, ValueStage.Verdicts verdicts) {

@@ -58,9 +58,9 @@ public record StageStores<V, E>(StoreBuilder<KeyValueStore<String, V>> table,
 	 * write-behind table {@link #connect} returned; for a processor's {@code init}.
 	 */
 	public void sweep(ProcessorContext<?, ?> context, Retention retention, WriteBehindTable<String, V> table,
-			Sweep.Forgettable<V> forgettable, Sweep.Forgotten forgotten) {
+			Sweep.Forgettable<V> forgettable, Sweep.Swept swept) {
 		if (retention.enabled()) {
-			sweep(context, retention, table, forgettable, null, forgotten);
+			sweep(context, retention, table, forgettable, null, swept);
 		}
 	}
 
@@ -69,9 +69,9 @@ public record StageStores<V, E>(StoreBuilder<KeyValueStore<String, V>> table,
 	 * {@link Sweep#wake} on the sweep returned when it asked the rewrite for work.
 	 */
 	public Sweep<V> sweep(ProcessorContext<?, ?> context, Retention retention, WriteBehindTable<String, V> table,
-			Sweep.Forgettable<V> forgettable, Sweep.@Nullable Rewrite<V> rewrite, Sweep.Forgotten forgotten) {
+			Sweep.Forgettable<V> forgettable, Sweep.@Nullable Rewrite<V> rewrite, Sweep.Swept swept) {
 		Sweep<V> sweep = new Sweep<>(context.<KeyValueStore<String, V>>getStateStore(this.table.name()), table,
-				retention.enabled() ? forgettable : null, rewrite, forgotten, table::written);
+				retention.enabled() ? forgettable : null, rewrite, swept, table::written);
 		sweep.schedule(context);
 		return sweep;
 	}

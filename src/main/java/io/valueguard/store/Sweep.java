@@ -50,11 +50,19 @@ public final class Sweep<V> {
 
 	}
 
-	/** Told how many entries each slice forgot, for metrics. */
-	@FunctionalInterface
-	public interface Forgotten {
+	/**
+	 * What one slice did: the entries it read, those it forgot, and how long it held up its task's records.
+	 * @param nanos from the slice's first read to its last write into the table
+	 */
+	public record Slice(int read, int forgotten, long nanos) {
 
-		void forgot(int entries);
+	}
+
+	/** Told of each slice, for metrics. */
+	@FunctionalInterface
+	public interface Swept {
+
+		void swept(Slice slice);
 
 	}
 
@@ -83,7 +91,7 @@ public final class Sweep<V> {
 
 	private final @Nullable Rewrite<V> rewrite;
 
-	private final Forgotten forgotten;
+	private final Swept swept;
 
 	/** How many entries the task's table has written so far, the sweep's own writes among them. */
 	private final LongSupplier written;
@@ -109,18 +117,18 @@ public final class Sweep<V> {
 	 * @param written how many entries {@code table} has written so far: {@link WriteBehindTable#written}
 	 */
 	public Sweep(KeyValueStore<String, V> store, StateTable<String, V> table, @Nullable Forgettable<V> forgettable,
-			@Nullable Rewrite<V> rewrite, Forgotten forgotten, LongSupplier written) {
-		this(store, table, forgettable, rewrite, forgotten, written, SLICE);
+			@Nullable Rewrite<V> rewrite, Swept swept, LongSupplier written) {
+		this(store, table, forgettable, rewrite, swept, written, SLICE);
 	}
 
 	/** @param slice the entries a slice reads at least; {@link #MAX_SLICE} stays the most */
 	Sweep(KeyValueStore<String, V> store, StateTable<String, V> table, @Nullable Forgettable<V> forgettable,
-			@Nullable Rewrite<V> rewrite, Forgotten forgotten, LongSupplier written, int slice) {
+			@Nullable Rewrite<V> rewrite, Swept swept, LongSupplier written, int slice) {
 		this.store = store;
 		this.table = table;
 		this.forgettable = forgettable;
 		this.rewrite = rewrite;
-		this.forgotten = forgotten;
+		this.swept = swept;
 		this.written = written;
 		this.writtenBySliceEnd = written.getAsLong();
 		this.slice = slice;
@@ -149,7 +157,10 @@ public final class Sweep<V> {
 	}
 
 	private void sweepSlice(long now) {
-		this.forgotten.forgot(sweep(this.context.currentStreamTimeMs()));
+		Slice slice = slice(this.context.currentStreamTimeMs());
+		if (slice.read() > 0) {
+			this.swept.swept(slice);
+		}
 		if (this.forgettable == null && !this.passing && (this.rewrite == null || !this.rewrite.pending())) {
 			this.slices.cancel();
 		}
@@ -157,16 +168,21 @@ public final class Sweep<V> {
 
 	/** Sweeps the next slice, at the pace of the task's writes since the last; returns how many entries it forgot. */
 	public int sweep(long streamTime) {
-		long writes = this.written.getAsLong() - this.writtenBySliceEnd;
-		int forgot = sweep(streamTime, (int) Math.min(MAX_SLICE, Math.max(this.slice, PACE * writes)));
-		// the slice's own deletes and rewrites are not the task's: they would drive the next slice's pace
-		this.writtenBySliceEnd = this.written.getAsLong();
-		return forgot;
+		return slice(streamTime).forgotten();
 	}
 
-	private int sweep(long streamTime, int slice) {
+	private Slice slice(long streamTime) {
+		long start = System.nanoTime();
+		long writes = this.written.getAsLong() - this.writtenBySliceEnd;
+		Slice slice = slice(streamTime, (int) Math.min(MAX_SLICE, Math.max(this.slice, PACE * writes)), start);
+		// the slice's own deletes and rewrites are not the task's: they would drive the next slice's pace
+		this.writtenBySliceEnd = this.written.getAsLong();
+		return slice;
+	}
+
+	private Slice slice(long streamTime, int slice, long start) {
 		if (!this.passing && !startPass()) {
-			return 0;
+			return new Slice(0, 0, 0);
 		}
 		List<KeyValue<String, V>> candidates = new ArrayList<>();
 		int read = 0;
@@ -208,7 +224,7 @@ public final class Sweep<V> {
 				this.rewrite.passEnded();
 			}
 		}
-		return forgot;
+		return new Slice(read, forgot, System.nanoTime() - start);
 	}
 
 	private boolean startPass() {

@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.mockito.ArgumentCaptor;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.ArgumentMatchers.eq;
 import static org.mockito.Mockito.mock;
@@ -209,6 +210,31 @@ class SweepTests {
 		negateOdd.asked = true;
 		sweep.wake();
 		verify(context, times(2)).schedule(eq(Sweep.INTERVAL), eq(PunctuationType.WALL_CLOCK_TIME), any());
+	}
+
+	/** Metrics see each slice that read anything: its reads, what it forgot, and how long it held up the task. */
+	@Test
+	void shouldTellEachSliceThatReadWhatItReadAndForgot() {
+		for (int i = 0; i < 5; i++) {
+			this.entries.put("key-" + i, (i < 2) ? 0L : 95L);
+		}
+		List<Sweep.Slice> slices = new ArrayList<>();
+		Sweep<Long> sweep = new Sweep<>(store(), this.table, (timestamp, streamTime) -> streamTime - timestamp > 10,
+				null, slices::add, this.written::get, 3);
+		ProcessorContext<?, ?> context = mock(ProcessorContext.class);
+		when(context.currentStreamTimeMs()).thenReturn(100L);
+		sweep.schedule(context);
+		ArgumentCaptor<Punctuator> slice = ArgumentCaptor.forClass(Punctuator.class);
+		verify(context).schedule(eq(Sweep.INTERVAL), eq(PunctuationType.WALL_CLOCK_TIME), slice.capture());
+
+		slice.getValue().punctuate(1_000);
+		slice.getValue().punctuate(2_000);
+		this.entries.clear();
+		slice.getValue().punctuate(3_000);
+
+		assertThat(slices).extracting(Sweep.Slice::read, Sweep.Slice::forgotten)
+			.containsExactly(tuple(3, 2), tuple(2, 0));
+		assertThat(slices).allSatisfy((each) -> assertThat(each.nanos()).isPositive());
 	}
 
 	@Test
