@@ -39,6 +39,10 @@ final class OnDemandPunctuation {
 		}
 	}
 
+	Duration interval() {
+		return this.interval;
+	}
+
 	/** The work is done. Safe at any time, also while the task commits or closes. */
 	void cancel() {
 		if (this.scheduled != null) {

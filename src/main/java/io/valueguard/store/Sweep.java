@@ -13,10 +13,12 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Passes over a task's store a slice at a time: every {@link #INTERVAL} it reads the next entries in key order from
- * where the last slice ended, and at the end of the store it starts over. A slice reads {@link #PACE} entries for every
- * entry the task's table wrote since the last one, at least {@link #SLICE} and at most {@link #MAX_SLICE}: so a pass
- * comes round however fast the task adds entries (up to half of {@link #MAX_SLICE} new entries a second), and the cost is bounded
- * per second and per task, never a scan of the whole store at once. Each entry a pass reads is first given to the
+ * where the last slice ended, and at the end of the store it starts over. The sweep reads {@link #PACE} entries for
+ * every entry the task's table wrote since the last slice, at least {@link #SLICE} and at most {@link #MAX_SLICE} a
+ * second: so a pass comes round however fast the task adds entries (up to half of {@link #MAX_SLICE} new entries a
+ * second), and the cost is bounded per second and per task, never a scan of the whole store at once. While the task
+ * writes faster than {@link #SLICE} reads keep up with, the same reads come in slices every {@link #BUSY_INTERVAL}
+ * instead, so that no slice holds up the task's records for long. Each entry a pass reads is first given to the
  * {@link Rewrite} (erasure, which replaces or deletes entries that name an erased key), then forgotten through the
  * stage's table if retention lets it go at the task's stream time. An entry is forgotten at most one pass over its
  * store after it may be (docs/design.md, "Retention"); a rewrite asked for is done by the end of the next full pass
@@ -26,10 +28,18 @@ import org.jspecify.annotations.Nullable;
  */
 public final class Sweep<V> {
 
-	/** How often a slice is swept. */
+	/** How often a slice is swept while the task writes slower than {@link #SLICE} reads keep up with. */
 	static final Duration INTERVAL = Duration.ofSeconds(1);
 
-	/** Entries read per slice at least: about a tenth of a stage's per-second budget of store reads at full load. */
+	/**
+	 * How often a slice is swept while the task writes faster: a tenth of a second's reads each time. A slice a second
+	 * held a task's records up for 200 to 260 ms on average and up to a second at one partition catching up
+	 * (docs/benchmarks.md, "A slice at a time, not a second at a time"); a task that busy commits every commit interval
+	 * anyway, so the extra punctuations add no commits.
+	 */
+	static final Duration BUSY_INTERVAL = Duration.ofMillis(100);
+
+	/** Entries read a second at least: about a tenth of a stage's per-second budget of store reads at full load. */
 	static final int SLICE = 10_000;
 
 	/**
@@ -39,7 +49,7 @@ public final class Sweep<V> {
 	 */
 	static final int PACE = 2;
 
-	/** Entries read per slice at most: bounds the time a slice holds up its task's records. */
+	/** Entries read a second at most: bounds the sweep's share of its task's time. */
 	static final int MAX_SLICE = 10 * SLICE;
 
 	/** Whether an entry may be forgotten, given its task's stream time. */
@@ -109,6 +119,14 @@ public final class Sweep<V> {
 
 	private final OnDemandPunctuation slices = new OnDemandPunctuation(INTERVAL, this::sweepSlice);
 
+	private final OnDemandPunctuation busySlices = new OnDemandPunctuation(BUSY_INTERVAL, this::sweepSlice);
+
+	/** Which of the two is scheduled, or would be. */
+	private OnDemandPunctuation cadence = this.slices;
+
+	/** The wall-clock time of the last scheduled slice, or -1 before the first. */
+	private long lastSliceAt = -1;
+
 	private @Nullable ProcessorContext<?, ?> context;
 
 	/**
@@ -142,7 +160,7 @@ public final class Sweep<V> {
 	public void schedule(ProcessorContext<?, ?> context) {
 		this.context = context;
 		if (this.forgettable != null || (this.rewrite != null && this.rewrite.pending())) {
-			this.slices.schedule(context);
+			this.cadence.schedule(context);
 		}
 	}
 
@@ -152,32 +170,57 @@ public final class Sweep<V> {
 	 */
 	public void wake() {
 		if (this.context != null && this.rewrite != null && this.rewrite.pending()) {
-			this.slices.schedule(this.context);
+			this.cadence.schedule(this.context);
 		}
 	}
 
+	/** A scheduled slice, at wall-clock time {@code now}: its share of a second is the time since the last one. */
 	private void sweepSlice(long now) {
-		Slice slice = slice(this.context.currentStreamTimeMs());
+		long since = (this.lastSliceAt < 0) ? this.cadence.interval().toMillis() : now - this.lastSliceAt;
+		this.lastSliceAt = now;
+		// a punctuation comes late while the task is busy: the reads owed grow with the time since the last
+		double share = Math.min(1, Math.max(BUSY_INTERVAL.toMillis(), since) / (double) INTERVAL.toMillis());
+		long writes = this.written.getAsLong() - this.writtenBySliceEnd;
+		Slice slice = slice(this.context.currentStreamTimeMs(), share);
 		if (slice.read() > 0) {
 			this.swept.swept(slice);
 		}
 		if (this.forgettable == null && !this.passing && (this.rewrite == null || !this.rewrite.pending())) {
-			this.slices.cancel();
+			this.cadence.cancel();
+			this.cadence = this.slices;
+			this.lastSliceAt = -1;
+			return;
+		}
+		OnDemandPunctuation next = (PACE * writes > least(share)) ? this.busySlices : this.slices;
+		if (next != this.cadence) {
+			this.cadence.cancel();
+			this.cadence = next;
+			this.cadence.schedule(this.context);
 		}
 	}
 
-	/** Sweeps the next slice, at the pace of the task's writes since the last; returns how many entries it forgot. */
+	/**
+	 * Sweeps the next slice, a second's worth at the pace of the task's writes since the last; returns how many
+	 * entries it forgot.
+	 */
 	public int sweep(long streamTime) {
-		return slice(streamTime).forgotten();
+		return slice(streamTime, 1).forgotten();
 	}
 
-	private Slice slice(long streamTime) {
+	/** The next slice, standing for {@code share} of a second's reads. */
+	private Slice slice(long streamTime, double share) {
 		long start = System.nanoTime();
 		long writes = this.written.getAsLong() - this.writtenBySliceEnd;
-		Slice slice = slice(streamTime, (int) Math.min(MAX_SLICE, Math.max(this.slice, PACE * writes)), start);
+		long reads = Math.min((long) Math.ceil(MAX_SLICE * share), Math.max(least(share), PACE * writes));
+		Slice slice = slice(streamTime, (int) reads, start);
 		// the slice's own deletes and rewrites are not the task's: they would drive the next slice's pace
 		this.writtenBySliceEnd = this.written.getAsLong();
 		return slice;
+	}
+
+	/** The entries a slice standing for {@code share} of a second reads at least. */
+	private long least(double share) {
+		return (long) Math.ceil(this.slice * share);
 	}
 
 	private Slice slice(long streamTime, int slice, long start) {

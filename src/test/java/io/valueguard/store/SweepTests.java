@@ -237,6 +237,55 @@ class SweepTests {
 		assertThat(slices).allSatisfy((each) -> assertThat(each.nanos()).isPositive());
 	}
 
+	/**
+	 * A task that writes faster than the least pace reads is swept a tenth of a second's reads at a time, every tenth of
+	 * a second, so that no slice holds its records up for long; back to a slice a second once it writes slower.
+	 */
+	@Test
+	void shouldSweepInTenthsOfASecondWhileTheTaskWritesFasterThanTheLeastPaceReads() {
+		for (int i = 0; i < 100; i++) {
+			this.entries.put(String.format("key-%03d", i), 95L);
+		}
+		Sweep<Long> sweep = new Sweep<>(store(), this.table, (timestamp, streamTime) -> streamTime - timestamp > 10,
+				null, (slice) -> {
+				}, this.written::get, 10);
+		ProcessorContext<?, ?> context = mock(ProcessorContext.class);
+		Cancellable everySecond = mock(Cancellable.class);
+		Cancellable everyTenth = mock(Cancellable.class);
+		when(context.schedule(eq(Sweep.INTERVAL), any(), any())).thenReturn(everySecond);
+		when(context.schedule(eq(Sweep.BUSY_INTERVAL), any(), any())).thenReturn(everyTenth);
+		when(context.currentStreamTimeMs()).thenReturn(100L);
+		sweep.schedule(context);
+		ArgumentCaptor<Punctuator> slow = ArgumentCaptor.forClass(Punctuator.class);
+		verify(context).schedule(eq(Sweep.INTERVAL), eq(PunctuationType.WALL_CLOCK_TIME), slow.capture());
+
+		this.written.addAndGet(20);
+		this.read.set(0);
+		slow.getValue().punctuate(1_000);
+		assertThat(this.read.get()).as("a second's slice after 20 writes").isEqualTo(Sweep.PACE * 20);
+		verify(everySecond).cancel();
+		ArgumentCaptor<Punctuator> busy = ArgumentCaptor.forClass(Punctuator.class);
+		verify(context).schedule(eq(Sweep.BUSY_INTERVAL), eq(PunctuationType.WALL_CLOCK_TIME), busy.capture());
+
+		this.written.addAndGet(2);
+		this.read.set(0);
+		busy.getValue().punctuate(1_100);
+		// and the last slice's last key, which the range starts at
+		assertThat(this.read.get()).as("a tenth's slice after 2 writes").isEqualTo(Sweep.PACE * 2 + 1);
+
+		this.written.addAndGet(3);
+		this.read.set(0);
+		busy.getValue().punctuate(1_600);
+		assertThat(this.read.get()).as("a slice half a second late, after 3 writes").isEqualTo(Sweep.PACE * 3 + 1);
+		verify(everyTenth, never()).cancel();
+
+		this.read.set(0);
+		busy.getValue().punctuate(1_700);
+		assertThat(this.read.get()).as("a tenth's least, after no writes").isEqualTo(1 + 1);
+		verify(everyTenth).cancel();
+		verify(context, times(2)).schedule(eq(Sweep.INTERVAL), eq(PunctuationType.WALL_CLOCK_TIME), any());
+	}
+
 	@Test
 	void shouldBeScheduledWithRetentionOnWhetherOrNotARewriteWaits() {
 		ProcessorContext<?, ?> context = mock(ProcessorContext.class);
