@@ -153,13 +153,13 @@ class RetentionBenchmark {
 	 * One store's sweep from the instance's metrics: slices, entries read, seconds spent, and the longest slice seen
 	 * (Micrometer's max covers the last minutes, so it is sampled while the instance runs).
 	 */
-	private record SweepFigures(double slices, double read, double seconds, double maxSeconds) {
+	private record SweepFigures(double slices, double read, double seconds, double maxSeconds, long maxAtSecond) {
 
-		static SweepFigures of(Scrape scrape, String store, double maxSeconds) {
+		static SweepFigures of(Scrape scrape, String store, double maxSeconds, long maxAtSecond) {
 			String tag = "store=\"" + store + "\"";
 			return new SweepFigures(scrape.sum("valueguard_sweep_slices_seconds_count", tag).orElse(0),
 					scrape.sum("valueguard_sweep_entries_read_total", tag).orElse(0),
-					scrape.sum("valueguard_sweep_slices_seconds_sum", tag).orElse(0), maxSeconds);
+					scrape.sum("valueguard_sweep_slices_seconds_sum", tag).orElse(0), maxSeconds, maxAtSecond);
 		}
 
 		static double max(Scrape scrape, String store) {
@@ -175,9 +175,10 @@ class RetentionBenchmark {
 				return "no slice";
 			}
 			return String.format(Locale.ROOT, "%,.0f slices, %,.0f entries each, %.1f ms each (%.1f µs an entry), "
-					+ "longest %.1f ms, %.1f s in all", this.slices, this.read / this.slices,
-					this.seconds * 1000 / this.slices, (this.read > 0) ? this.seconds * 1e6 / this.read : 0,
-					this.maxSeconds * 1000, this.seconds);
+					+ "longest %.1f ms (seen %d s after the start), %.1f s in all", this.slices,
+					this.read / this.slices, this.seconds * 1000 / this.slices,
+					(this.read > 0) ? this.seconds * 1e6 / this.read : 0, this.maxSeconds * 1000, this.maxAtSecond,
+					this.seconds);
 		}
 
 	}
@@ -203,16 +204,27 @@ class RetentionBenchmark {
 			inputs.put(prefix + "-keys", Set.of(topic, prefix + "-eviction-feedback"));
 			inputs.put(prefix + "-values", Set.of(prefix + "-owner-commands"));
 			long[] max = new long[2];
-			// the longest slice of each store, in seconds, sampled as the entries are
+			// the longest slice of each store, in seconds, sampled as the entries are, and when it was seen; every
+			// sample in sweep-<prefix>.csv: seconds since the start, then each store's longest slice of late
 			double[] longest = new double[2];
+			long[] longestAt = new long[2];
+			long startedAt = System.nanoTime();
+			StringBuilder samples = new StringBuilder("seconds,bindings_longest_ms,owners_longest_ms\n");
 			ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor();
 			sampler.scheduleWithFixedDelay(() -> {
 				try {
 					Scrape scrape = new Scrape(instance.api().get("/actuator/prometheus").body());
 					max[0] = Math.max(max[0], entries(scrape, "bindings"));
 					max[1] = Math.max(max[1], entries(scrape, "owners"));
-					longest[0] = Math.max(longest[0], SweepFigures.max(scrape, "bindings"));
-					longest[1] = Math.max(longest[1], SweepFigures.max(scrape, "owners"));
+					long second = (System.nanoTime() - startedAt) / 1_000_000_000;
+					double[] now = { SweepFigures.max(scrape, "bindings"), SweepFigures.max(scrape, "owners") };
+					for (int store = 0; store < 2; store++) {
+						if (now[store] > longest[store]) {
+							longest[store] = now[store];
+							longestAt[store] = second;
+						}
+					}
+					samples.append(String.format(Locale.ROOT, "%d,%.1f,%.1f%n", second, now[0] * 1000, now[1] * 1000));
 				}
 				catch (RuntimeException ex) {
 					// not answering yet
@@ -225,13 +237,13 @@ class RetentionBenchmark {
 			}
 			finally {
 				sampler.shutdownNow();
+				sampler.awaitTermination(10, TimeUnit.SECONDS);
 			}
 			// the sweep's figures until caught up, as the GC's below
 			Scrape caughtUp = new Scrape(instance.api().get("/actuator/prometheus").body());
-			SweepFigures bindingsSweep = SweepFigures.of(caughtUp, "bindings",
-					Math.max(longest[0], SweepFigures.max(caughtUp, "bindings")));
-			SweepFigures ownersSweep = SweepFigures.of(caughtUp, "owners",
-					Math.max(longest[1], SweepFigures.max(caughtUp, "owners")));
+			SweepFigures bindingsSweep = SweepFigures.of(caughtUp, "bindings", longest[0], longestAt[0]);
+			SweepFigures ownersSweep = SweepFigures.of(caughtUp, "owners", longest[1], longestAt[1]);
+			Files.writeString(work.resolve("sweep-" + prefix + ".csv"), samples);
 			// read before the restart below starts the log again
 			GcLog gc = GcLog.read(BenchInstances.gcLogFile(work, prefix));
 			// a sweep pass and a metrics refresh after the last record
