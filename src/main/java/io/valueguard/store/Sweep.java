@@ -17,27 +17,42 @@ import org.jspecify.annotations.Nullable;
  * every entry the task's table wrote since the last slice, at least {@link #SLICE} and at most {@link #MAX_SLICE} a
  * second: so a pass comes round however fast the task adds entries (up to half of {@link #MAX_SLICE} new entries a
  * second), and the cost is bounded per second and per task, never a scan of the whole store at once. While the task
- * writes faster than {@link #SLICE} reads keep up with, the same reads come in slices every {@link #BUSY_INTERVAL}
- * instead, so that no slice holds up the task's records for long. Each entry a pass reads is first given to the
- * {@link Rewrite} (erasure, which replaces or deletes entries that name an erased key), then forgotten through the
- * stage's table if retention lets it go at the task's stream time. An entry is forgotten at most one pass over its
- * store after it may be (docs/design.md, "Retention"); a rewrite asked for is done by the end of the next full pass
- * ("Erasure"). With retention off, a pass starts only when a rewrite waits for one, and the sweep is scheduled only
- * then ({@link #wake}): an idle task is not made to commit every {@link #INTERVAL} for nothing ({@link OnDemandPunctuation}).
+ * writes ({@link #BUSY_WRITES}), the same reads come in slices every {@link #BUSY_INTERVAL} instead, and a slice
+ * stops after {@link #SLICE_TIME} whatever it has read, what it did not read owed to the next: so that no slice holds
+ * up the task's records for long. Each entry a pass reads is first given to the {@link Rewrite} (erasure, which
+ * replaces or deletes entries that name an erased key), then forgotten through the stage's table if retention lets it
+ * go at the task's stream time. An entry is forgotten at most one pass over its store after it may be
+ * (docs/design.md, "Retention"); a rewrite asked for is done by the end of the next full pass ("Erasure"). With
+ * retention off, a pass starts only when a rewrite waits for one, and the sweep is scheduled only then
+ * ({@link #wake}): an idle task is not made to commit every {@link #INTERVAL} for nothing
+ * ({@link OnDemandPunctuation}).
  * @param <V> the store's values
  */
 public final class Sweep<V> {
 
-	/** How often a slice is swept while the task writes slower than {@link #SLICE} reads keep up with. */
+	/** How often a slice is swept while the task writes fewer than {@link #BUSY_WRITES} entries a second. */
 	static final Duration INTERVAL = Duration.ofSeconds(1);
 
 	/**
-	 * How often a slice is swept while the task writes faster: a tenth of a second's reads each time. A slice a second
-	 * held a task's records up for 200 to 260 ms on average and up to a second at one partition catching up
-	 * (docs/benchmarks.md, "A slice at a time, not a second at a time"); a task that busy commits every commit interval
+	 * How often a slice is swept while the task writes: the share of a second's reads since the last slice each time.
+	 * A slice a second held a task's records up for 200 to 260 ms on average at one partition catching up
+	 * (docs/benchmarks.md, "The sweep's slices: what they hold up"); a task that writes commits every commit interval
 	 * anyway, so the extra punctuations add no commits.
 	 */
 	static final Duration BUSY_INTERVAL = Duration.ofMillis(100);
+
+	/**
+	 * Entries a task writes a second, at least, for its sweep to come every {@link #BUSY_INTERVAL}: about one record per
+	 * commit interval, below which a punctuation every {@link #BUSY_INTERVAL} would make the task commit for nothing.
+	 */
+	static final int BUSY_WRITES = 100;
+
+	/**
+	 * The longest a slice reads: what it was to read beyond is owed to the next slices. A slice's entries were read at
+	 * 3 µs each on average, but some slices took over a second at one partition catching up, whatever their count.
+	 * The default commit interval under exactly-once.
+	 */
+	static final Duration SLICE_TIME = Duration.ofMillis(100);
 
 	/** Entries read a second at least: about a tenth of a stage's per-second budget of store reads at full load. */
 	static final int SLICE = 10_000;
@@ -51,6 +66,9 @@ public final class Sweep<V> {
 
 	/** Entries read a second at most: bounds the sweep's share of its task's time. */
 	static final int MAX_SLICE = 10 * SLICE;
+
+	/** Entries read between two looks at the clock for {@link #SLICE_TIME}. */
+	static final int TIME_CHECK = 64;
 
 	/** Whether an entry may be forgotten, given its task's stream time. */
 	@FunctionalInterface
@@ -127,6 +145,12 @@ public final class Sweep<V> {
 	/** The wall-clock time of the last scheduled slice, or -1 before the first. */
 	private long lastSliceAt = -1;
 
+	/** Entries the last slice was to read but did not, stopped by {@link #SLICE_TIME}: the next reads them as well. */
+	private long owed;
+
+	/** Nanoseconds, for {@link #SLICE_TIME}. */
+	private final LongSupplier nanoTime;
+
 	private @Nullable ProcessorContext<?, ?> context;
 
 	/**
@@ -136,12 +160,15 @@ public final class Sweep<V> {
 	 */
 	public Sweep(KeyValueStore<String, V> store, StateTable<String, V> table, @Nullable Forgettable<V> forgettable,
 			@Nullable Rewrite<V> rewrite, Swept swept, LongSupplier written) {
-		this(store, table, forgettable, rewrite, swept, written, SLICE);
+		this(store, table, forgettable, rewrite, swept, written, SLICE, System::nanoTime);
 	}
 
-	/** @param slice the entries a slice reads at least; {@link #MAX_SLICE} stays the most */
+	/**
+	 * @param slice the entries read a second at least; {@link #MAX_SLICE} stays the most
+	 * @param nanoTime the clock {@link #SLICE_TIME} is measured on
+	 */
 	Sweep(KeyValueStore<String, V> store, StateTable<String, V> table, @Nullable Forgettable<V> forgettable,
-			@Nullable Rewrite<V> rewrite, Swept swept, LongSupplier written, int slice) {
+			@Nullable Rewrite<V> rewrite, Swept swept, LongSupplier written, int slice, LongSupplier nanoTime) {
 		this.store = store;
 		this.table = table;
 		this.forgettable = forgettable;
@@ -150,6 +177,7 @@ public final class Sweep<V> {
 		this.written = written;
 		this.writtenBySliceEnd = written.getAsLong();
 		this.slice = slice;
+		this.nanoTime = nanoTime;
 	}
 
 	/**
@@ -191,7 +219,7 @@ public final class Sweep<V> {
 			this.lastSliceAt = -1;
 			return;
 		}
-		OnDemandPunctuation next = (PACE * writes > least(share)) ? this.busySlices : this.slices;
+		OnDemandPunctuation next = (writes >= BUSY_WRITES * share) ? this.busySlices : this.slices;
 		if (next != this.cadence) {
 			this.cadence.cancel();
 			this.cadence = next;
@@ -207,12 +235,15 @@ public final class Sweep<V> {
 		return slice(streamTime, 1).forgotten();
 	}
 
-	/** The next slice, standing for {@code share} of a second's reads. */
+	/** The next slice, standing for {@code share} of a second's reads, with what the last owes. */
 	private Slice slice(long streamTime, double share) {
-		long start = System.nanoTime();
+		long start = this.nanoTime.getAsLong();
 		long writes = this.written.getAsLong() - this.writtenBySliceEnd;
 		long reads = Math.min((long) Math.ceil(MAX_SLICE * share), Math.max(least(share), PACE * writes));
-		Slice slice = slice(streamTime, (int) reads, start);
+		// what earlier slices owe is never more than a second's most, so a slow store cannot pile it up
+		long target = Math.min(MAX_SLICE, reads + this.owed);
+		Slice slice = slice(streamTime, (int) target, start);
+		this.owed = this.passing ? target - slice.read() : 0;
 		// the slice's own deletes and rewrites are not the task's: they would drive the next slice's pace
 		this.writtenBySliceEnd = this.written.getAsLong();
 		return slice;
@@ -230,8 +261,10 @@ public final class Sweep<V> {
 		List<KeyValue<String, V>> candidates = new ArrayList<>();
 		int read = 0;
 		String last = null;
+		long deadline = start + SLICE_TIME.toNanos();
 		try (KeyValueIterator<String, V> entries = this.store.range(this.after, null)) {
-			while (entries.hasNext() && read < slice) {
+			while (entries.hasNext() && read < slice
+					&& (read % TIME_CHECK != 0 || read == 0 || this.nanoTime.getAsLong() < deadline)) {
 				KeyValue<String, V> entry = entries.next();
 				if (entry.key.equals(this.after)) {
 					// the range starts at the last slice's last key, which that slice has seen
@@ -267,7 +300,7 @@ public final class Sweep<V> {
 				this.rewrite.passEnded();
 			}
 		}
-		return new Slice(read, forgot, System.nanoTime() - start);
+		return new Slice(read, forgot, this.nanoTime.getAsLong() - start);
 	}
 
 	private boolean startPass() {

@@ -46,7 +46,7 @@ class SweepTests {
 
 	private final Sweep<Long> sweep = new Sweep<>(store(), this.table,
 			(timestamp, streamTime) -> streamTime - timestamp > 10, null, (forgot) -> {
-			}, this.written::get, 3);
+			}, this.written::get, 3, System::nanoTime);
 
 	@Test
 	void shouldForgetEveryForgettableEntryWithinOnePassReadingOneSliceAtATime() {
@@ -119,7 +119,7 @@ class SweepTests {
 
 		};
 		Sweep<Long> sweep = new Sweep<>(store(), counting, null, negateOdd, (forgot) -> {
-		}, this.written::get, 3);
+		}, this.written::get, 3, System::nanoTime);
 
 		sweep.sweep(100);
 		assertThat(this.written).as("the first slice's rewrites").hasValue(3);
@@ -153,7 +153,7 @@ class SweepTests {
 		NegateOdd negateOdd = new NegateOdd();
 		List<String> events = negateOdd.events;
 		Sweep<Long> sweep = new Sweep<>(store(), this.table, null, negateOdd, (forgot) -> {
-		}, this.written::get, 3);
+		}, this.written::get, 3, System::nanoTime);
 
 		this.read.set(0);
 		sweep.sweep(100);
@@ -180,7 +180,7 @@ class SweepTests {
 		}
 		NegateOdd negateOdd = new NegateOdd();
 		Sweep<Long> sweep = new Sweep<>(store(), this.table, null, negateOdd, (forgot) -> {
-		}, this.written::get, 3);
+		}, this.written::get, 3, System::nanoTime);
 		ProcessorContext<?, ?> context = mock(ProcessorContext.class);
 		Cancellable scheduled = mock(Cancellable.class);
 		when(context.schedule(any(), any(), any())).thenReturn(scheduled);
@@ -220,7 +220,7 @@ class SweepTests {
 		}
 		List<Sweep.Slice> slices = new ArrayList<>();
 		Sweep<Long> sweep = new Sweep<>(store(), this.table, (timestamp, streamTime) -> streamTime - timestamp > 10,
-				null, slices::add, this.written::get, 3);
+				null, slices::add, this.written::get, 3, System::nanoTime);
 		ProcessorContext<?, ?> context = mock(ProcessorContext.class);
 		when(context.currentStreamTimeMs()).thenReturn(100L);
 		sweep.schedule(context);
@@ -238,17 +238,17 @@ class SweepTests {
 	}
 
 	/**
-	 * A task that writes faster than the least pace reads is swept a tenth of a second's reads at a time, every tenth of
-	 * a second, so that no slice holds its records up for long; back to a slice a second once it writes slower.
+	 * A task that writes is swept the share of a second's reads since the last slice, every tenth of a second, so that
+	 * no slice holds its records up for long; back to a slice a second once it writes too little to commit that often.
 	 */
 	@Test
-	void shouldSweepInTenthsOfASecondWhileTheTaskWritesFasterThanTheLeastPaceReads() {
-		for (int i = 0; i < 100; i++) {
-			this.entries.put(String.format("key-%03d", i), 95L);
+	void shouldSweepEveryTenthOfASecondWhileTheTaskWrites() {
+		for (int i = 0; i < 1_000; i++) {
+			this.entries.put(String.format("key-%04d", i), 95L);
 		}
 		Sweep<Long> sweep = new Sweep<>(store(), this.table, (timestamp, streamTime) -> streamTime - timestamp > 10,
 				null, (slice) -> {
-				}, this.written::get, 10);
+				}, this.written::get, 10, System::nanoTime);
 		ProcessorContext<?, ?> context = mock(ProcessorContext.class);
 		Cancellable everySecond = mock(Cancellable.class);
 		Cancellable everyTenth = mock(Cancellable.class);
@@ -259,31 +259,70 @@ class SweepTests {
 		ArgumentCaptor<Punctuator> slow = ArgumentCaptor.forClass(Punctuator.class);
 		verify(context).schedule(eq(Sweep.INTERVAL), eq(PunctuationType.WALL_CLOCK_TIME), slow.capture());
 
-		this.written.addAndGet(20);
+		this.written.addAndGet(Sweep.BUSY_WRITES * 2);
 		this.read.set(0);
 		slow.getValue().punctuate(1_000);
-		assertThat(this.read.get()).as("a second's slice after 20 writes").isEqualTo(Sweep.PACE * 20);
+		assertThat(this.read.get()).as("a second's slice").isEqualTo(Sweep.PACE * Sweep.BUSY_WRITES * 2);
 		verify(everySecond).cancel();
 		ArgumentCaptor<Punctuator> busy = ArgumentCaptor.forClass(Punctuator.class);
 		verify(context).schedule(eq(Sweep.BUSY_INTERVAL), eq(PunctuationType.WALL_CLOCK_TIME), busy.capture());
 
-		this.written.addAndGet(2);
+		this.written.addAndGet(Sweep.BUSY_WRITES / 10 * 2);
 		this.read.set(0);
 		busy.getValue().punctuate(1_100);
 		// and the last slice's last key, which the range starts at
-		assertThat(this.read.get()).as("a tenth's slice after 2 writes").isEqualTo(Sweep.PACE * 2 + 1);
+		assertThat(this.read.get()).as("a tenth's slice").isEqualTo(Sweep.PACE * Sweep.BUSY_WRITES / 10 * 2 + 1);
 
-		this.written.addAndGet(3);
+		this.written.addAndGet(Sweep.BUSY_WRITES / 2 * 3);
 		this.read.set(0);
 		busy.getValue().punctuate(1_600);
-		assertThat(this.read.get()).as("a slice half a second late, after 3 writes").isEqualTo(Sweep.PACE * 3 + 1);
+		assertThat(this.read.get()).as("a slice half a second late")
+			.isEqualTo(Sweep.PACE * Sweep.BUSY_WRITES / 2 * 3 + 1);
 		verify(everyTenth, never()).cancel();
 
+		this.written.addAndGet(Sweep.BUSY_WRITES / 10 - 1);
 		this.read.set(0);
 		busy.getValue().punctuate(1_700);
-		assertThat(this.read.get()).as("a tenth's least, after no writes").isEqualTo(1 + 1);
+		assertThat(this.read.get()).as("a tenth's slice after too few writes")
+			.isEqualTo(Sweep.PACE * (Sweep.BUSY_WRITES / 10 - 1) + 1);
 		verify(everyTenth).cancel();
 		verify(context, times(2)).schedule(eq(Sweep.INTERVAL), eq(PunctuationType.WALL_CLOCK_TIME), any());
+	}
+
+	/**
+	 * A slice stops reading at its time, wherever it is, and the next reads what it did not, besides its own; a pass's
+	 * end settles what is owed.
+	 */
+	@Test
+	void shouldStopASliceAtItsTimeAndReadWhatItOwesInTheNext() {
+		for (int i = 0; i < 300; i++) {
+			this.entries.put(String.format("key-%03d", i), 95L);
+		}
+		// each entry read takes a millisecond, until frozen
+		AtomicLong millisPerRead = new AtomicLong(1);
+		Sweep<Long> sweep = new Sweep<>(store(), this.table, (timestamp, streamTime) -> streamTime - timestamp > 10,
+				null, (slice) -> {
+				}, this.written::get, 250, () -> this.read.get() * millisPerRead.get() * 1_000_000L);
+		int checks = (int) Sweep.SLICE_TIME.toMillis() / Sweep.TIME_CHECK + 1;
+
+		this.read.set(0);
+		sweep.sweep(100);
+		assertThat(this.read.get()).as("read until the first look at the clock past its time")
+			.isEqualTo(checks * Sweep.TIME_CHECK);
+
+		this.read.set(0);
+		sweep.sweep(100);
+		assertThat(this.read.get()).as("stopped at its time again, owing more").isEqualTo(checks * Sweep.TIME_CHECK + 1);
+
+		millisPerRead.set(0);
+		this.read.set(0);
+		sweep.sweep(100);
+		assertThat(this.read.get()).as("what is owed, to the end of the store")
+			.isEqualTo(300 - 2 * checks * Sweep.TIME_CHECK + 1);
+
+		this.read.set(0);
+		sweep.sweep(100);
+		assertThat(this.read.get()).as("a new pass owes nothing").isEqualTo(250);
 	}
 
 	@Test
