@@ -290,39 +290,29 @@ class SweepTests {
 	}
 
 	/**
-	 * A slice stops reading at its time, wherever it is, and the next reads what it did not, besides its own; a pass's
-	 * end settles what is owed.
+	 * A slice stops at its time between two chunks, each read and acted on in full, and the next reads what it did not,
+	 * besides its own; a pass's end settles what is owed.
 	 */
 	@Test
 	void shouldStopASliceAtItsTimeAndReadWhatItOwesInTheNext() {
-		for (int i = 0; i < 300; i++) {
-			this.entries.put(String.format("key-%03d", i), 95L);
+		for (int i = 0; i < 5 * Sweep.CHUNK; i++) {
+			this.entries.put(String.format("key-%05d", i), (i % 2 == 0) ? 0L : 95L);
 		}
-		// each entry read takes a millisecond, until frozen
-		AtomicLong millisPerRead = new AtomicLong(1);
+		// each entry read takes 60 µs, until frozen: a chunk takes 60 ms, two go past a slice's time (the second
+		// reads its range's first key again)
+		AtomicLong nanosPerRead = new AtomicLong(60_000);
 		Sweep<Long> sweep = new Sweep<>(store(), this.table, (timestamp, streamTime) -> streamTime - timestamp > 10,
 				null, (slice) -> {
-				}, this.written::get, 250, () -> this.read.get() * millisPerRead.get() * 1_000_000L);
-		int checks = (int) Sweep.SLICE_TIME.toMillis() / Sweep.TIME_CHECK + 1;
+				}, this.written::get, 2 * Sweep.CHUNK + Sweep.CHUNK / 2, () -> this.read.get() * nanosPerRead.get());
 
-		this.read.set(0);
-		sweep.sweep(100);
-		assertThat(this.read.get()).as("read until the first look at the clock past its time")
-			.isEqualTo(checks * Sweep.TIME_CHECK);
+		assertThat(sweep.slice(100, 1)).as("two chunks of the first slice's two and a half")
+			.isEqualTo(new Sweep.Slice(2 * Sweep.CHUNK, Sweep.CHUNK, (2 * Sweep.CHUNK + 1) * 60_000L));
+		assertThat(sweep.slice(100, 1).read()).as("stopped at its time again, owing more").isEqualTo(2 * Sweep.CHUNK);
+		assertThat(this.entries).as("every entry read acted on").hasSize(3 * Sweep.CHUNK);
 
-		this.read.set(0);
-		sweep.sweep(100);
-		assertThat(this.read.get()).as("stopped at its time again, owing more").isEqualTo(checks * Sweep.TIME_CHECK + 1);
-
-		millisPerRead.set(0);
-		this.read.set(0);
-		sweep.sweep(100);
-		assertThat(this.read.get()).as("what is owed, to the end of the store")
-			.isEqualTo(300 - 2 * checks * Sweep.TIME_CHECK + 1);
-
-		this.read.set(0);
-		sweep.sweep(100);
-		assertThat(this.read.get()).as("a new pass owes nothing").isEqualTo(250);
+		nanosPerRead.set(0);
+		assertThat(sweep.slice(100, 1).read()).as("what is owed, to the end of the store").isEqualTo(Sweep.CHUNK);
+		assertThat(sweep.slice(100, 1).read()).as("a new pass owes nothing").isEqualTo(2 * Sweep.CHUNK + Sweep.CHUNK / 2);
 	}
 
 	@Test
