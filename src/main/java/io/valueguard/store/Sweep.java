@@ -14,10 +14,11 @@ import org.jspecify.annotations.Nullable;
 /**
  * Passes over a task's store a slice at a time: every {@link #INTERVAL} it reads the next entries in key order from
  * where the last slice ended, and at the end of the store it starts over. The sweep reads {@link #PACE} entries for
- * every entry the task's table wrote since the last slice, at least {@link #SLICE} and at most {@link #MAX_SLICE} a
- * second: so a pass comes round however fast the task adds entries (up to half of {@link #MAX_SLICE} new entries a
- * second), and the cost is bounded per second and per task, never a scan of the whole store at once. While the task
- * writes ({@link #BUSY_WRITES}), the same reads come in slices every {@link #BUSY_INTERVAL} instead, and a slice
+ * every entry the task's table may have added since the last slice, at least {@link #SLICE} and at most
+ * {@link #MAX_SLICE} a second: so a pass comes round however fast the task adds entries (up to half of
+ * {@link #MAX_SLICE} new entries a second), and the cost is bounded per second and per task, never a scan of the whole
+ * store at once. While the task writes ({@link #BUSY_WRITES}), the same reads come in slices every
+ * {@link #BUSY_INTERVAL} instead, and a slice
  * stops after {@link #SLICE_TIME} whatever it has read, what it did not read owed to the next: so that no slice holds
  * up the task's records for long. Each entry a pass reads is first given to the {@link Rewrite} (erasure, which
  * replaces or deletes entries that name an erased key), then forgotten through the stage's table if retention lets it
@@ -58,9 +59,10 @@ public final class Sweep<V> {
 	static final int SLICE = 10_000;
 
 	/**
-	 * Entries read per entry the table wrote since the last slice: the store grows by at most one entry per write, so
-	 * the sweep reads twice as fast as it grows, and a pass over {@code E} entries ends before the store has gained
-	 * {@code E} more, wherever the new keys fall (docs/design.md, "Retention").
+	 * Entries read per entry the table may have added since the last slice: the store grows by at most that many
+	 * entries, so the sweep reads twice as fast as it grows, and a pass over {@code E} entries ends before the store has
+	 * gained {@code E} more, wherever the new keys fall (docs/design.md, "Retention"). Puts that replace an entry the
+	 * table knew of do not count: in a churn that claims, moves and lets go, they were two puts in three.
 	 */
 	static final int PACE = 2;
 
@@ -124,11 +126,17 @@ public final class Sweep<V> {
 
 	private final Swept swept;
 
-	/** How many entries the task's table has written so far, the sweep's own writes among them. */
+	/** How many entries the task's table has written so far, the sweep's own writes among them: its cadence. */
 	private final LongSupplier written;
+
+	/** How many of those may each have added an entry to the store: its pace. */
+	private final LongSupplier added;
 
 	/** What {@link #written} said when the last slice ended: the task's writes since are what it counts. */
 	private long writtenBySliceEnd;
+
+	/** What {@link #added} said when the last slice ended. */
+	private long addedBySliceEnd;
 
 	private final int slice;
 
@@ -160,10 +168,11 @@ public final class Sweep<V> {
 	 * @param forgettable which entries retention lets go, or null when retention is off
 	 * @param rewrite what else a pass does, or null
 	 * @param written how many entries {@code table} has written so far: {@link WriteBehindTable#written}
+	 * @param added how many of those may have added an entry: {@link WriteBehindTable#added}
 	 */
 	public Sweep(KeyValueStore<String, V> store, StateTable<String, V> table, @Nullable Forgettable<V> forgettable,
-			@Nullable Rewrite<V> rewrite, Swept swept, LongSupplier written) {
-		this(store, table, forgettable, rewrite, swept, written, SLICE, System::nanoTime);
+			@Nullable Rewrite<V> rewrite, Swept swept, LongSupplier written, LongSupplier added) {
+		this(store, table, forgettable, rewrite, swept, written, added, SLICE, System::nanoTime);
 	}
 
 	/**
@@ -171,14 +180,17 @@ public final class Sweep<V> {
 	 * @param nanoTime the clock {@link #SLICE_TIME} is measured on
 	 */
 	Sweep(KeyValueStore<String, V> store, StateTable<String, V> table, @Nullable Forgettable<V> forgettable,
-			@Nullable Rewrite<V> rewrite, Swept swept, LongSupplier written, int slice, LongSupplier nanoTime) {
+			@Nullable Rewrite<V> rewrite, Swept swept, LongSupplier written, LongSupplier added, int slice,
+			LongSupplier nanoTime) {
 		this.store = store;
 		this.table = table;
 		this.forgettable = forgettable;
 		this.rewrite = rewrite;
 		this.swept = swept;
 		this.written = written;
+		this.added = added;
 		this.writtenBySliceEnd = written.getAsLong();
+		this.addedBySliceEnd = added.getAsLong();
 		this.slice = slice;
 		this.nanoTime = nanoTime;
 	}
@@ -231,8 +243,8 @@ public final class Sweep<V> {
 	}
 
 	/**
-	 * Sweeps the next slice, a second's worth at the pace of the task's writes since the last; returns how many
-	 * entries it forgot.
+	 * Sweeps the next slice, a second's worth at the pace of the entries the task may have added since the last;
+	 * returns how many entries it forgot.
 	 */
 	public int sweep(long streamTime) {
 		return slice(streamTime, 1).forgotten();
@@ -241,14 +253,15 @@ public final class Sweep<V> {
 	/** The next slice, standing for {@code share} of a second's reads, with what the last owes. */
 	Slice slice(long streamTime, double share) {
 		long start = this.nanoTime.getAsLong();
-		long writes = this.written.getAsLong() - this.writtenBySliceEnd;
-		long reads = Math.min((long) Math.ceil(MAX_SLICE * share), Math.max(least(share), PACE * writes));
+		long additions = this.added.getAsLong() - this.addedBySliceEnd;
+		long reads = Math.min((long) Math.ceil(MAX_SLICE * share), Math.max(least(share), PACE * additions));
 		// what earlier slices owe is never more than a second's most, so a slow store cannot pile it up
 		long target = Math.min(MAX_SLICE, reads + this.owed);
 		Slice slice = slice(streamTime, (int) target, start);
 		this.owed = this.passing ? target - slice.read() : 0;
 		// the slice's own deletes and rewrites are not the task's: they would drive the next slice's pace
 		this.writtenBySliceEnd = this.written.getAsLong();
+		this.addedBySliceEnd = this.added.getAsLong();
 		return slice;
 	}
 

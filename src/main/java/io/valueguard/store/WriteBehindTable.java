@@ -111,8 +111,11 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 
 	private int writesSinceCommit;
 
-	/** Entries put so far, for the sweep's pace ({@link #written}). */
+	/** Entries put so far, for the sweep's cadence ({@link #written}). */
 	private long puts;
+
+	/** Puts of keys the table did not know to hold an entry, for the sweep's pace ({@link #added}). */
+	private long additions;
 
 	/** The last commit held more than {@link #WRITE_THROUGH} writes: the task reads a backlog, and writes wait. */
 	private boolean readingBacklog;
@@ -184,7 +187,9 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 		if (this.storedKeys != null) {
 			this.storedKeys.add(key);
 		}
-		remember(key, value);
+		if (!remember(key, value)) {
+			this.additions++;
+		}
 		write(key, value);
 	}
 
@@ -218,15 +223,16 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 
 	// Forgetting all at once costs nothing per read, and a table whose task reads more entries than its share still
 	// remembers about half of its share on average. The entries are immutable records, so sharing them is safe.
-	private void remember(K key, V value) {
+	// Returns whether the key was remembered before: then it held an entry, since a delete forgets the key.
+	private boolean remember(K key, V value) {
 		int share = this.budget.share();
 		if (share == 0) {
-			return;
+			return false;
 		}
 		if (this.recent.size() >= share) {
 			this.recent.clear();
 		}
-		this.recent.put(key, value);
+		return this.recent.put(key, value) != null;
 	}
 
 	private static <K> StoredKeys storedKeysOf(KeyValueStore<K, ?> store, Deserializer<K> keys,
@@ -270,10 +276,20 @@ public final class WriteBehindTable<K, V> extends PreCommitStore implements Stat
 
 	/**
 	 * How many entries were put through the table so far, in the life of this table (it may serve several tasks one
-	 * after the other): the most the store can have grown by. Deletes are not counted, since they never grow it.
+	 * after the other): how busy its task is. Deletes are not counted.
 	 */
 	public long written() {
 		return this.puts;
+	}
+
+	/**
+	 * How many of the entries {@link #written} were of keys the table did not know to hold an entry, in its life: the
+	 * most the store can have grown by. A put of a key it remembers (read or written lately, and not deleted since)
+	 * replaces that key's entry and adds none; every other put is counted, whether it adds one or not, and deletes
+	 * never grow the store.
+	 */
+	public long added() {
+		return this.additions;
 	}
 
 	/** How many entries wait to be written. */

@@ -41,12 +41,15 @@ class SweepTests {
 
 	private final StateTable<String, Long> table = new MapTable<>(this.entries);
 
-	/** The entries the task's table wrote: what paces the sweep. */
+	/** The entries the task's table wrote: what sets the sweep's cadence. */
 	private final AtomicLong written = new AtomicLong();
+
+	/** Those of them that may have added an entry: what paces the sweep. */
+	private final AtomicLong added = new AtomicLong();
 
 	private final Sweep<Long> sweep = new Sweep<>(store(), this.table,
 			(timestamp, streamTime) -> streamTime - timestamp > 10, null, (forgot) -> {
-			}, this.written::get, 3, System::nanoTime);
+			}, this.written::get, this.added::get, 3, System::nanoTime);
 
 	@Test
 	void shouldForgetEveryForgettableEntryWithinOnePassReadingOneSliceAtATime() {
@@ -74,7 +77,7 @@ class SweepTests {
 		for (int i = 0; i < 40; i++) {
 			this.entries.put(String.format("key-%02d", i), (i < 20) ? 0L : 95L);
 		}
-		this.written.addAndGet(5);
+		this.added.addAndGet(5);
 
 		this.read.set(0);
 		assertThat(this.sweep.sweep(100)).isEqualTo(10);
@@ -84,7 +87,7 @@ class SweepTests {
 		assertThat(this.sweep.sweep(100)).isEqualTo(3);
 		assertThat(this.read.get()).as("entries read after no writes").isEqualTo(3);
 
-		this.written.addAndGet(Sweep.MAX_SLICE);
+		this.added.addAndGet(Sweep.MAX_SLICE);
 		this.read.set(0);
 		assertThat(this.sweep.sweep(100)).isEqualTo(7);
 		assertThat(this.read.get()).as("to the end of the store, within the most a slice reads").isEqualTo(27);
@@ -109,6 +112,7 @@ class SweepTests {
 			@Override
 			public void put(String key, Long value) {
 				SweepTests.this.written.incrementAndGet();
+				SweepTests.this.added.incrementAndGet();
 				SweepTests.this.table.put(key, value);
 			}
 
@@ -119,10 +123,10 @@ class SweepTests {
 
 		};
 		Sweep<Long> sweep = new Sweep<>(store(), counting, null, negateOdd, (forgot) -> {
-		}, this.written::get, 3, System::nanoTime);
+		}, this.written::get, this.added::get, 3, System::nanoTime);
 
 		sweep.sweep(100);
-		assertThat(this.written).as("the first slice's rewrites").hasValue(3);
+		assertThat(this.added).as("the first slice's rewrites").hasValue(3);
 		this.read.set(0);
 		sweep.sweep(100);
 
@@ -153,7 +157,7 @@ class SweepTests {
 		NegateOdd negateOdd = new NegateOdd();
 		List<String> events = negateOdd.events;
 		Sweep<Long> sweep = new Sweep<>(store(), this.table, null, negateOdd, (forgot) -> {
-		}, this.written::get, 3, System::nanoTime);
+		}, this.written::get, this.added::get, 3, System::nanoTime);
 
 		this.read.set(0);
 		sweep.sweep(100);
@@ -180,7 +184,7 @@ class SweepTests {
 		}
 		NegateOdd negateOdd = new NegateOdd();
 		Sweep<Long> sweep = new Sweep<>(store(), this.table, null, negateOdd, (forgot) -> {
-		}, this.written::get, 3, System::nanoTime);
+		}, this.written::get, this.added::get, 3, System::nanoTime);
 		ProcessorContext<?, ?> context = mock(ProcessorContext.class);
 		Cancellable scheduled = mock(Cancellable.class);
 		when(context.schedule(any(), any(), any())).thenReturn(scheduled);
@@ -220,7 +224,7 @@ class SweepTests {
 		}
 		List<Sweep.Slice> slices = new ArrayList<>();
 		Sweep<Long> sweep = new Sweep<>(store(), this.table, (timestamp, streamTime) -> streamTime - timestamp > 10,
-				null, slices::add, this.written::get, 3, System::nanoTime);
+				null, slices::add, this.written::get, this.added::get, 3, System::nanoTime);
 		ProcessorContext<?, ?> context = mock(ProcessorContext.class);
 		when(context.currentStreamTimeMs()).thenReturn(100L);
 		sweep.schedule(context);
@@ -248,7 +252,7 @@ class SweepTests {
 		}
 		Sweep<Long> sweep = new Sweep<>(store(), this.table, (timestamp, streamTime) -> streamTime - timestamp > 10,
 				null, (slice) -> {
-				}, this.written::get, 10, System::nanoTime);
+				}, this.written::get, this.added::get, 10, System::nanoTime);
 		ProcessorContext<?, ?> context = mock(ProcessorContext.class);
 		Cancellable everySecond = mock(Cancellable.class);
 		Cancellable everyTenth = mock(Cancellable.class);
@@ -259,7 +263,7 @@ class SweepTests {
 		ArgumentCaptor<Punctuator> slow = ArgumentCaptor.forClass(Punctuator.class);
 		verify(context).schedule(eq(Sweep.INTERVAL), eq(PunctuationType.WALL_CLOCK_TIME), slow.capture());
 
-		this.written.addAndGet(Sweep.BUSY_WRITES * 2);
+		write(Sweep.BUSY_WRITES * 2);
 		this.read.set(0);
 		slow.getValue().punctuate(1_000);
 		assertThat(this.read.get()).as("a second's slice").isEqualTo(Sweep.PACE * Sweep.BUSY_WRITES * 2);
@@ -267,20 +271,20 @@ class SweepTests {
 		ArgumentCaptor<Punctuator> busy = ArgumentCaptor.forClass(Punctuator.class);
 		verify(context).schedule(eq(Sweep.BUSY_INTERVAL), eq(PunctuationType.WALL_CLOCK_TIME), busy.capture());
 
-		this.written.addAndGet(Sweep.BUSY_WRITES / 10 * 2);
+		write(Sweep.BUSY_WRITES / 10 * 2);
 		this.read.set(0);
 		busy.getValue().punctuate(1_100);
 		// and the last slice's last key, which the range starts at
 		assertThat(this.read.get()).as("a tenth's slice").isEqualTo(Sweep.PACE * Sweep.BUSY_WRITES / 10 * 2 + 1);
 
-		this.written.addAndGet(Sweep.BUSY_WRITES / 2 * 3);
+		write(Sweep.BUSY_WRITES / 2 * 3);
 		this.read.set(0);
 		busy.getValue().punctuate(1_600);
 		assertThat(this.read.get()).as("a slice half a second late")
 			.isEqualTo(Sweep.PACE * Sweep.BUSY_WRITES / 2 * 3 + 1);
 		verify(everyTenth, never()).cancel();
 
-		this.written.addAndGet(Sweep.BUSY_WRITES / 10 - 1);
+		write(Sweep.BUSY_WRITES / 10 - 1);
 		this.read.set(0);
 		busy.getValue().punctuate(1_700);
 		assertThat(this.read.get()).as("a tenth's slice after too few writes")
@@ -303,7 +307,7 @@ class SweepTests {
 		AtomicLong nanosPerRead = new AtomicLong(60_000);
 		Sweep<Long> sweep = new Sweep<>(store(), this.table, (timestamp, streamTime) -> streamTime - timestamp > 10,
 				null, (slice) -> {
-				}, this.written::get, 2 * Sweep.CHUNK + Sweep.CHUNK / 2, () -> this.read.get() * nanosPerRead.get());
+				}, this.written::get, this.added::get, 2 * Sweep.CHUNK + Sweep.CHUNK / 2, () -> this.read.get() * nanosPerRead.get());
 
 		assertThat(sweep.slice(100, 1)).as("two chunks of the first slice's two and a half")
 			.isEqualTo(new Sweep.Slice(2 * Sweep.CHUNK, Sweep.CHUNK, (2 * Sweep.CHUNK + 1) * 60_000L));
@@ -315,11 +319,42 @@ class SweepTests {
 		assertThat(sweep.slice(100, 1).read()).as("a new pass owes nothing").isEqualTo(2 * Sweep.CHUNK + Sweep.CHUNK / 2);
 	}
 
+	/**
+	 * Puts that replace an entry the table knew of add none: a task that writes a lot and adds little is swept at the
+	 * least pace, in slices every tenth of a second all the same.
+	 */
+	@Test
+	void shouldPaceItsReadsByTheEntriesTheTaskMayHaveAddedNotByEveryWrite() {
+		for (int i = 0; i < 100; i++) {
+			this.entries.put(String.format("key-%03d", i), 95L);
+		}
+		ProcessorContext<?, ?> context = mock(ProcessorContext.class);
+		when(context.schedule(any(), any(), any())).thenReturn(mock(Cancellable.class));
+		when(context.currentStreamTimeMs()).thenReturn(100L);
+		this.sweep.schedule(context);
+		ArgumentCaptor<Punctuator> slow = ArgumentCaptor.forClass(Punctuator.class);
+		verify(context).schedule(eq(Sweep.INTERVAL), eq(PunctuationType.WALL_CLOCK_TIME), slow.capture());
+
+		this.written.addAndGet(Sweep.BUSY_WRITES * 3);
+		this.added.addAndGet(5);
+		this.read.set(0);
+		slow.getValue().punctuate(1_000);
+
+		assertThat(this.read.get()).as("twice the entries added").isEqualTo(Sweep.PACE * 5);
+		verify(context).schedule(eq(Sweep.BUSY_INTERVAL), eq(PunctuationType.WALL_CLOCK_TIME), any());
+	}
+
 	@Test
 	void shouldBeScheduledWithRetentionOnWhetherOrNotARewriteWaits() {
 		ProcessorContext<?, ?> context = mock(ProcessorContext.class);
 		this.sweep.schedule(context);
 		verify(context).schedule(eq(Sweep.INTERVAL), eq(PunctuationType.WALL_CLOCK_TIME), any());
+	}
+
+	/** The task puts {@code entries}, each a key its table did not know. */
+	private void write(long entries) {
+		this.written.addAndGet(entries);
+		this.added.addAndGet(entries);
 	}
 
 	/** Negates odd timestamps and deletes 4, once asked; fixed at the start of each pass. */

@@ -285,15 +285,25 @@ class WriteBehindTableTests {
 		verify(this.store, never()).get(anyString());
 	}
 
-	/** What paces the sweep: the entries put, which may each grow the store, and not the deletes, which never do. */
+	/**
+	 * What sets the sweep's cadence: the entries put, and not the deletes. What paces it: the puts that may have added
+	 * an entry, those of keys the table did not know to hold one (read or written lately, not deleted since).
+	 */
 	@Test
-	void shouldCountTheEntriesPutForTheSweep() {
+	void shouldCountTheEntriesPutAndThoseThatMayHaveAddedOneForTheSweep() {
 		connectToMocks();
+		when(this.store.get("b")).thenReturn("stored");
 		this.table.put("a", "1");
 		this.table.put("a", "2");
 		this.table.delete("a");
+		this.table.put("a", "3");
+		this.table.get("b");
+		this.table.put("b", "4");
+		this.table.get("c");
+		this.table.put("c", "5");
 
-		assertThat(this.table.written()).isEqualTo(2);
+		assertThat(this.table.written()).isEqualTo(5);
+		assertThat(this.table.added()).as("a twice, after a delete; c, which the store did not hold").isEqualTo(3);
 	}
 
 	/**
