@@ -56,7 +56,9 @@
 #       up. Defaults: 5000000 1000s
 #       (record i is stamped i ms after the first, so 1000s of stream time is a million records), 6 partitions
 #       (BENCH_OPTS=-Dvalueguard.bench.partitions=2 for fewer: a task's sweep then has more entries to keep up with;
-#       -Dvalueguard.bench.jfr=true keeps each run's recording until its restart in <run>-until-restart.jfr).
+#       -Dvalueguard.bench.jfr=true keeps each run's recording until its restart in <run>-until-restart.jfr;
+#       -Dvalueguard.bench.rounds=3 runs the pair three times, in turn first and second, and reports each round's
+#       ratio and their median, the changelogs and the wiped restart measured in the first round only).
 #   scripts/benchmark.sh filters [entries per store] [reads per round]
 #       What partitioned index and filters (valueguard.rocksdb.partitioned-filters) cost a read while every index and
 #       filter block fits the cache: two RocksDB stores, whole blocks and partitioned, read in alternating rounds;

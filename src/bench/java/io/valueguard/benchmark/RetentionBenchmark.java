@@ -15,6 +15,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
 
 import io.valueguard.support.BrokerMain;
 import io.valueguard.support.BrokerProcess;
@@ -42,8 +43,10 @@ import org.junit.jupiter.api.Test;
  * the entries its stores hold (sampled while it runs and at the end), what it refused, the changelogs' size on the
  * broker after compaction had a minute, the time to ready after a restart with the state directory wiped, and what
  * its collector did until it caught up (its GC log, beside the report). Both run with small changelog segments, so
- * that the broker compacts within the run. Not part of {@code ./mvnw verify}: run {@code scripts/benchmark.sh
- * retention} (parameters there).
+ * that the broker compacts within the run. With {@code -Dvalueguard.bench.rounds=N} the pair runs N times, in turn
+ * first and second, each instance fresh, and the report gives each round's ratio and their median; the changelogs
+ * and the wiped restart are measured in the first round only. Not part of {@code ./mvnw verify}: run
+ * {@code scripts/benchmark.sh retention} (parameters there).
  */
 class RetentionBenchmark {
 
@@ -52,6 +55,12 @@ class RetentionBenchmark {
 	private static final String RETENTION = System.getProperty("valueguard.bench.retention", "1000s");
 
 	private static final int PARTITIONS = Integer.getInteger("valueguard.bench.partitions", 6);
+
+	/**
+	 * Rounds of the pair: a single ratio swung from 0.80 to 1.28 between runs of the same build at one partition
+	 * (docs/benchmarks.md).
+	 */
+	private static final int ROUNDS = Integer.getInteger("valueguard.bench.rounds", 1);
 
 	/** How many keys later a key's second claim, and its tombstone twice that, come. */
 	private static final int STEP = 1_000;
@@ -74,24 +83,39 @@ class RetentionBenchmark {
 							+ " owners entries (max, end) | refused | changelog MiB (bindings, owners) | ready after "
 							+ "a wiped restart |%n| --- | --- | --- | --- | --- | --- | --- | --- |%n",
 					CLAIMS, CLAIMS / 2, records, PARTITIONS, RETENTION));
-			double baseline = 0;
 			List<String> collected = new ArrayList<>();
 			List<String> sweeps = new ArrayList<>();
-			for (String retention : new String[] { null, RETENTION }) {
-				String name = (retention != null) ? "retention " + retention : "no retention";
-				Run run = run(admin, broker.bootstrapServers(), topic, work, retention);
-				double rate = CLAIMS / (run.millis / 1000.0);
-				if (retention == null) {
-					baseline = rate;
+			List<Double> ratios = new ArrayList<>();
+			for (int round = 1; round <= ROUNDS; round++) {
+				// in turn first and second, so that the machine's drift over the run falls on both alike
+				String[] order = (round % 2 == 1) ? new String[] { null, RETENTION } : new String[] { RETENTION, null };
+				Map<String, Run> runs = new LinkedHashMap<>();
+				for (String retention : order) {
+					runs.put(retention, run(admin, broker.bootstrapServers(), topic, work, retention, round));
 				}
+				double baseline = runs.get(null).rate();
+				for (String retention : new String[] { null, RETENTION }) {
+					Run run = runs.get(retention);
+					String name = ((retention != null) ? "retention " + retention : "no retention")
+							+ ((ROUNDS > 1) ? ", round " + round : "");
+					report.append(String.format(Locale.ROOT,
+							"| %s | %,.0f | %.2f | %,d, %,d | %,d, %,d | %,d | %s | %s |%n", name, run.rate(),
+							run.rate() / baseline, run.maxBindings, run.endBindings, run.maxOwners, run.endOwners,
+							run.refused, run.changelogs(), run.ready()));
+					collected.add(name + ": " + run.gc.summary());
+					if (retention != null) {
+						sweeps.add(name + ": bindings " + run.bindingsSweep.summary() + "; owners "
+								+ run.ownersSweep.summary());
+					}
+				}
+				ratios.add(runs.get(RETENTION).rate() / baseline);
+			}
+			if (ROUNDS > 1) {
 				report.append(String.format(Locale.ROOT,
-						"| %s | %,.0f | %.2f | %,d, %,d | %,d, %,d | %,d | %.1f, %.1f | %.1f s |%n",
-						name, rate, rate / baseline, run.maxBindings, run.endBindings, run.maxOwners, run.endOwners,
-						run.refused, run.bindingsChangelogMib, run.ownersChangelogMib, run.readyMillis / 1000.0));
-				collected.add(name + ": " + run.gc.summary());
-				if (retention != null) {
-					sweeps.add(name + ": bindings " + run.bindingsSweep.summary() + "; owners " + run.ownersSweep.summary());
-				}
+						"%nRatio with retention to without, median of %d rounds: %.2f (%s)%n", ROUNDS,
+						Medians.of(ratios), ratios.stream()
+							.map((ratio) -> String.format(Locale.ROOT, "%.2f", ratio))
+							.collect(Collectors.joining(", "))));
 			}
 			report.append(String.format(Locale.ROOT, "%nThe sweep until caught up (slices of each store's tasks, each "
 					+ "holding up its task's records while it runs): %s%n", String.join("; ", sweeps)));
@@ -143,9 +167,26 @@ class RetentionBenchmark {
 				});
 	}
 
+	/**
+	 * One instance's run; the changelogs' size and the time to ready after a wiped restart are NaN and -1 where not
+	 * measured (rounds after the first).
+	 */
 	private record Run(long millis, long maxBindings, long endBindings, long maxOwners, long endOwners, long refused,
 			double bindingsChangelogMib, double ownersChangelogMib, long readyMillis, GcLog gc, SweepFigures bindingsSweep,
 			SweepFigures ownersSweep) {
+
+		double rate() {
+			return CLAIMS / (this.millis / 1000.0);
+		}
+
+		String changelogs() {
+			return Double.isNaN(this.bindingsChangelogMib) ? "-"
+					: String.format(Locale.ROOT, "%.1f, %.1f", this.bindingsChangelogMib, this.ownersChangelogMib);
+		}
+
+		String ready() {
+			return (this.readyMillis < 0) ? "-" : String.format(Locale.ROOT, "%.1f s", this.readyMillis / 1000.0);
+		}
 
 	}
 
@@ -183,9 +224,11 @@ class RetentionBenchmark {
 
 	}
 
-	private static Run run(Admin admin, String bootstrapServers, String topic, Path work, String retention)
+	/** A fresh instance, with its own application id in each round; the first round's measures its changelogs too. */
+	private static Run run(Admin admin, String bootstrapServers, String topic, Path work, String retention, int round)
 			throws Exception {
-		String prefix = (retention != null) ? "bench-vg-retention" : "bench-vg-keep";
+		String prefix = ((retention != null) ? "bench-vg-retention" : "bench-vg-keep")
+				+ ((round > 1) ? "-round-" + round : "");
 		List<String> more = new ArrayList<>(List.of(
 				// small changelog segments, so that the broker compacts them within the run (both runs alike)
 				"--spring.cloud.stream.kafka.streams.binder.configuration.topic.segment.bytes=8388608",
@@ -253,6 +296,10 @@ class RetentionBenchmark {
 			long endOwners = entries(scrape, "owners");
 			long refused = (long) (scrape.sum("valueguard_dlq_records_total", "reason=\"claim_too_old\"").orElse(0)
 					+ scrape.sum("valueguard_evictions_total", "reason=\"too_old\"").orElse(0));
+			if (round > 1) {
+				return new Run(millis, Math.max(max[0], endBindings), endBindings, Math.max(max[1], endOwners),
+						endOwners, refused, Double.NaN, Double.NaN, -1, gc, bindingsSweep, ownersSweep);
+			}
 			// the log cleaner's turn: it looks every 15 s by default
 			Thread.sleep(Duration.ofSeconds(60).toMillis());
 			double bindingsMib = mib(admin, prefix + "-keys-bindings-changelog");

@@ -229,8 +229,8 @@ class ThroughputBenchmark {
 					Rounds row = each.getValue();
 					details.append(String.format(Locale.ROOT,
 							"%s: median ratio of %d rounds %s (%s); over the last three quarters %s (%s)%n",
-							settings.get(each.getKey()).name(), ROUNDS, ratio(median(row.ratios)), joined(row.ratios),
-							ratio(median(row.laterRatios)), joined(row.laterRatios)));
+							settings.get(each.getKey()).name(), ROUNDS, ratio(Medians.of(row.ratios)), joined(row.ratios),
+							ratio(Medians.of(row.laterRatios)), joined(row.laterRatios)));
 				}
 			}
 			if (compared >= 0 && rounds.containsKey(0) && rounds.containsKey(compared)) {
@@ -241,13 +241,13 @@ class ThroughputBenchmark {
 				}
 				details.append(String.format(Locale.ROOT,
 						"this build's ValueGuard against %s's, claims/s in the same round: median %s (%s)%n",
-						COMPARE_JAR, ratio(median(builds)), joined(builds)));
+						COMPARE_JAR, ratio(Medians.of(builds)), joined(builds)));
 			}
 			if (!seedReport.isEmpty()) {
 				report.append('\n').append(SEED_HEADER).append(seedReport);
 				details.append(String.format(Locale.ROOT,
 						"ValueGuard against the seed's design, claims/s in the same round: median %s (%s)%n",
-						ratio(median(seedRatios)), joined(seedRatios)));
+						ratio(Medians.of(seedRatios)), joined(seedRatios)));
 			}
 			report.append('\n').append(details);
 			System.out.println(details);
@@ -291,12 +291,6 @@ class ThroughputBenchmark {
 	// at-least-once commits every 30 s: no committed progress to time the last three quarters by
 	private static String ratio(double ratio) {
 		return Double.isNaN(ratio) ? "n/a" : String.format(Locale.ROOT, "%.2f", ratio);
-	}
-
-	private static double median(List<Double> values) {
-		List<Double> sorted = values.stream().sorted().toList();
-		int middle = sorted.size() / 2;
-		return (sorted.size() % 2 == 1) ? sorted.get(middle) : (sorted.get(middle - 1) + sorted.get(middle)) / 2;
 	}
 
 	/** One row's rounds: its lines of the table, and the figures its summary is made of. */
