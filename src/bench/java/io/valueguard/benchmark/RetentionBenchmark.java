@@ -84,6 +84,7 @@ class RetentionBenchmark {
 							+ "a wiped restart |%n| --- | --- | --- | --- | --- | --- | --- | --- |%n",
 					CLAIMS, CLAIMS / 2, records, PARTITIONS, RETENTION));
 			List<String> collected = new ArrayList<>();
+			List<String> spent = new ArrayList<>();
 			List<String> sweeps = new ArrayList<>();
 			List<Double> ratios = new ArrayList<>();
 			for (int round = 1; round <= ROUNDS; round++) {
@@ -91,7 +92,7 @@ class RetentionBenchmark {
 				String[] order = (round % 2 == 1) ? new String[] { null, RETENTION } : new String[] { RETENTION, null };
 				Map<String, Run> runs = new LinkedHashMap<>();
 				for (String retention : order) {
-					runs.put(retention, run(admin, broker.bootstrapServers(), topic, work, retention, round));
+					runs.put(retention, run(admin, broker, topic, work, retention, round));
 				}
 				double baseline = runs.get(null).rate();
 				for (String retention : new String[] { null, RETENTION }) {
@@ -103,6 +104,7 @@ class RetentionBenchmark {
 							run.rate() / baseline, run.maxBindings, run.endBindings, run.maxOwners, run.endOwners,
 							run.refused, run.changelogs(), run.ready()));
 					collected.add(name + ": " + run.gc.summary());
+					spent.add(name + ": " + run.cpu.summary());
 					if (retention != null) {
 						sweeps.add(name + ": bindings " + run.bindingsSweep.summary() + "; owners "
 								+ run.ownersSweep.summary());
@@ -119,6 +121,8 @@ class RetentionBenchmark {
 			}
 			report.append(String.format(Locale.ROOT, "%nThe sweep until caught up (slices of each store's tasks, each "
 					+ "holding up its task's records while it runs): %s%n", String.join("; ", sweeps)));
+			report.append(String.format(Locale.ROOT, "%nCPU from start-up until caught up: %s%n",
+					String.join("; ", spent)));
 			report.append(String.format(Locale.ROOT, "%nGC from start-up until caught up: %s%n",
 					String.join("; ", collected)));
 			System.out.println(report);
@@ -173,7 +177,7 @@ class RetentionBenchmark {
 	 */
 	private record Run(long millis, long maxBindings, long endBindings, long maxOwners, long endOwners, long refused,
 			double bindingsChangelogMib, double ownersChangelogMib, long readyMillis, GcLog gc, SweepFigures bindingsSweep,
-			SweepFigures ownersSweep) {
+			SweepFigures ownersSweep, Cpu cpu) {
 
 		double rate() {
 			return CLAIMS / (this.millis / 1000.0);
@@ -186,6 +190,21 @@ class RetentionBenchmark {
 
 		String ready() {
 			return (this.readyMillis < 0) ? "-" : String.format(Locale.ROOT, "%.1f s", this.readyMillis / 1000.0);
+		}
+
+	}
+
+	/**
+	 * The CPU the instance and the broker spent until the instance caught up, and where the instance's went: what a
+	 * run with retention spends beyond one without, and on which threads.
+	 */
+	private record Cpu(double instanceSeconds, double brokerSeconds, List<CatchUp.ThreadLoad> threads) {
+
+		String summary() {
+			return String.format(Locale.ROOT, "instance %.1f s, broker %.1f s (%.1f and %.1f ms per 1,000 claims); "
+					+ "the instance's threads, share of the run: %s", this.instanceSeconds, this.brokerSeconds,
+					this.instanceSeconds * 1e6 / CLAIMS, this.brokerSeconds * 1e6 / CLAIMS,
+					this.threads.stream().limit(6).map(CatchUp.ThreadLoad::toString).collect(Collectors.joining(", ")));
 		}
 
 	}
@@ -225,8 +244,9 @@ class RetentionBenchmark {
 	}
 
 	/** A fresh instance, with its own application id in each round; the first round's measures its changelogs too. */
-	private static Run run(Admin admin, String bootstrapServers, String topic, Path work, String retention, int round)
+	private static Run run(Admin admin, BrokerProcess broker, String topic, Path work, String retention, int round)
 			throws Exception {
+		String bootstrapServers = broker.bootstrapServers();
 		String prefix = ((retention != null) ? "bench-vg-retention" : "bench-vg-keep")
 				+ ((round > 1) ? "-round-" + round : "");
 		List<String> more = new ArrayList<>(List.of(
@@ -273,15 +293,18 @@ class RetentionBenchmark {
 					// not answering yet
 				}
 			}, 5, 5, TimeUnit.SECONDS);
+			CatchUp catchUp = new CatchUp(admin, PARTITIONS, inputs).watching(instance.pid(), broker.pid());
 			long millis;
 			try {
-				millis = new CatchUp(admin, PARTITIONS, inputs).time(() -> BenchInstances.running(instance, prefix),
-						null);
+				millis = catchUp.time(() -> BenchInstances.running(instance, prefix), null);
 			}
 			finally {
 				sampler.shutdownNow();
 				sampler.awaitTermination(10, TimeUnit.SECONDS);
 			}
+			// named while the instance runs
+			Cpu cpu = new Cpu(catchUp.cpuSeconds(instance.pid()), catchUp.cpuSeconds(broker.pid()),
+					catchUp.threadLoads(instance.pid()));
 			// the sweep's figures until caught up, as the GC's below
 			Scrape caughtUp = new Scrape(instance.api().get("/actuator/prometheus").body());
 			SweepFigures bindingsSweep = SweepFigures.of(caughtUp, "bindings", longest[0], longestAt[0]);
@@ -298,7 +321,7 @@ class RetentionBenchmark {
 					+ scrape.sum("valueguard_evictions_total", "reason=\"too_old\"").orElse(0));
 			if (round > 1) {
 				return new Run(millis, Math.max(max[0], endBindings), endBindings, Math.max(max[1], endOwners),
-						endOwners, refused, Double.NaN, Double.NaN, -1, gc, bindingsSweep, ownersSweep);
+						endOwners, refused, Double.NaN, Double.NaN, -1, gc, bindingsSweep, ownersSweep, cpu);
 			}
 			// the log cleaner's turn: it looks every 15 s by default
 			Thread.sleep(Duration.ofSeconds(60).toMillis());
@@ -323,7 +346,7 @@ class RetentionBenchmark {
 			}
 			long readyMillis = (System.nanoTime() - restarted) / 1_000_000;
 			return new Run(millis, Math.max(max[0], endBindings), endBindings, Math.max(max[1], endOwners), endOwners,
-					refused, bindingsMib, ownersMib, readyMillis, gc, bindingsSweep, ownersSweep);
+					refused, bindingsMib, ownersMib, readyMillis, gc, bindingsSweep, ownersSweep, cpu);
 		}
 	}
 
