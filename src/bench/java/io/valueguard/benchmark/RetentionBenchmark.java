@@ -121,7 +121,7 @@ class RetentionBenchmark {
 			}
 			report.append(String.format(Locale.ROOT, "%nThe sweep until caught up (slices of each store's tasks, each "
 					+ "holding up its task's records while it runs): %s%n", String.join("; ", sweeps)));
-			report.append(String.format(Locale.ROOT, "%nCPU from start-up until caught up: %s%n",
+			report.append(String.format(Locale.ROOT, "%nCPU while timed, from running to caught up: %s%n",
 					String.join("; ", spent)));
 			report.append(String.format(Locale.ROOT, "%nGC from start-up until caught up: %s%n",
 					String.join("; ", collected)));
@@ -195,8 +195,8 @@ class RetentionBenchmark {
 	}
 
 	/**
-	 * The CPU the instance and the broker spent until the instance caught up, and where the instance's went: what a
-	 * run with retention spends beyond one without, and on which threads.
+	 * The CPU the instance and the broker spent while timed, from the instance running to caught up, and where the
+	 * instance's went: what a run with retention spends beyond one without, and on which threads.
 	 */
 	private record Cpu(double instanceSeconds, double brokerSeconds, List<CatchUp.ThreadLoad> threads) {
 
