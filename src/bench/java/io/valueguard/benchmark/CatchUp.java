@@ -328,6 +328,11 @@ final class CatchUp {
 	}
 
 	/** utime + stime of a process, in clock ticks. */
+	/** CPU seconds (user and system) the process has spent in its life so far. */
+	static double cpuSecondsSoFar(long pid) {
+		return ticks(pid) / TICKS;
+	}
+
 	private static long ticks(long pid) {
 		try {
 			return ticks(Path.of("/proc", Long.toString(pid), "stat"));

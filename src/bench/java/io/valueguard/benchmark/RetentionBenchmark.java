@@ -41,8 +41,9 @@ import org.junit.jupiter.api.Test;
  * at any time; record {@code i} is stamped {@code i} milliseconds after the first. One instance catches up with the
  * preloaded topic without retention, then a fresh one with {@code valueguard.retention}. For each: claims per second,
  * the entries its stores hold (sampled while it runs and at the end), what it refused, the changelogs' size on the
- * broker after compaction had a minute, the time to ready after a restart with the state directory wiped, and what
- * its collector did until it caught up (its GC log, beside the report). Both run with small changelog segments, so
+ * broker after compaction had a minute, the CPU the instance spent in that idle minute, the time to ready after a
+ * restart with the state directory wiped, and what its collector did until it caught up (its GC log, beside the
+ * report). Both run with small changelog segments, so
  * that the broker compacts within the run. With {@code -Dvalueguard.bench.rounds=N} the pair runs N times, in turn
  * first and second, each instance fresh, and the report gives each round's ratio and their median; the changelogs
  * and the wiped restart are measured in the first round only. Not part of {@code ./mvnw verify}: run
@@ -61,6 +62,9 @@ class RetentionBenchmark {
 	 * (docs/benchmarks.md).
 	 */
 	private static final int ROUNDS = Integer.getInteger("valueguard.bench.rounds", 1);
+
+	/** How long the first round's instances sit idle after catching up, for the log cleaner; their CPU is measured. */
+	private static final Duration IDLE = Duration.ofSeconds(60);
 
 	/** How many keys later a key's second claim, and its tombstone twice that, come. */
 	private static final int STEP = 1_000;
@@ -198,13 +202,26 @@ class RetentionBenchmark {
 	 * The CPU the instance and the broker spent while timed, from the instance running to caught up, and where the
 	 * instance's went: what a run with retention spends beyond one without, and on which threads.
 	 */
-	private record Cpu(double instanceSeconds, double brokerSeconds, List<CatchUp.ThreadLoad> threads) {
+	private record Cpu(double instanceSeconds, double brokerSeconds, List<CatchUp.ThreadLoad> threads,
+			double idleCores) {
+
+		Cpu(double instanceSeconds, double brokerSeconds, List<CatchUp.ThreadLoad> threads) {
+			this(instanceSeconds, brokerSeconds, threads, Double.NaN);
+		}
+
+		/** The same, with the cores the instance used, on average, in the minute after caught up. */
+		Cpu idle(double cores) {
+			return new Cpu(this.instanceSeconds, this.brokerSeconds, this.threads, cores);
+		}
 
 		String summary() {
+			String idle = Double.isNaN(this.idleCores) ? ""
+					: String.format(Locale.ROOT, "; then idle for a minute, %.3f of a core", this.idleCores);
 			return String.format(Locale.ROOT, "instance %.1f s, broker %.1f s (%.1f and %.1f ms per 1,000 claims); "
-					+ "the instance's threads, share of the run: %s", this.instanceSeconds, this.brokerSeconds,
+					+ "the instance's threads, share of the run: %s%s", this.instanceSeconds, this.brokerSeconds,
 					this.instanceSeconds * 1e6 / CLAIMS, this.brokerSeconds * 1e6 / CLAIMS,
-					this.threads.stream().limit(6).map(CatchUp.ThreadLoad::toString).collect(Collectors.joining(", ")));
+					this.threads.stream().limit(6).map(CatchUp.ThreadLoad::toString).collect(Collectors.joining(", ")),
+					idle);
 		}
 
 	}
@@ -323,8 +340,11 @@ class RetentionBenchmark {
 				return new Run(millis, Math.max(max[0], endBindings), endBindings, Math.max(max[1], endOwners),
 						endOwners, refused, Double.NaN, Double.NaN, -1, gc, bindingsSweep, ownersSweep, cpu);
 			}
-			// the log cleaner's turn: it looks every 15 s by default
-			Thread.sleep(Duration.ofSeconds(60).toMillis());
+			// the log cleaner's turn: it looks every 15 s by default. The instance has nothing to do meanwhile: what
+			// it spends is its idle cost, the sweep's among it
+			double idleFrom = CatchUp.cpuSecondsSoFar(instance.pid());
+			Thread.sleep(IDLE.toMillis());
+			cpu = cpu.idle((CatchUp.cpuSecondsSoFar(instance.pid()) - idleFrom) / IDLE.toSeconds());
 			double bindingsMib = mib(admin, prefix + "-keys-bindings-changelog");
 			double ownersMib = mib(admin, prefix + "-values-owners-changelog");
 			instance.stop();

@@ -23,7 +23,9 @@ import org.jspecify.annotations.Nullable;
  * up the task's records for long. Each entry a pass reads is first given to the {@link Rewrite} (erasure, which
  * replaces or deletes entries that name an erased key), then forgotten through the stage's table if retention lets it
  * go at the task's stream time. An entry is forgotten at most one pass over its store after it may be
- * (docs/design.md, "Retention"); a rewrite asked for is done by the end of the next full pass ("Erasure"). With
+ * (docs/design.md, "Retention"); a rewrite asked for is done by the end of the next full pass ("Erasure"). After a
+ * full pass during which the task put nothing, no new pass starts until the task puts again or its stream time
+ * moves: it would forget nothing (an idle task's store is not read over and over). With
  * retention off, a pass starts only when a rewrite waits for one, and the sweep is scheduled only then
  * ({@link #wake}): an idle task is not made to commit every {@link #INTERVAL} for nothing
  * ({@link OnDemandPunctuation}).
@@ -146,6 +148,12 @@ public final class Sweep<V> {
 	/** A pass is under way: {@link #after} is where it goes on. */
 	private boolean passing;
 
+	/** The stream time the last pass started at; none before the first. */
+	private long passStartedAt = Long.MIN_VALUE;
+
+	/** The task has put entries since the last pass started. */
+	private boolean writtenSincePassStarted;
+
 	private final OnDemandPunctuation slices = new OnDemandPunctuation(INTERVAL, this::sweepSlice);
 
 	private final OnDemandPunctuation busySlices = new OnDemandPunctuation(BUSY_INTERVAL, this::sweepSlice);
@@ -253,6 +261,9 @@ public final class Sweep<V> {
 	/** The next slice, standing for {@code share} of a second's reads, with what the last owes. */
 	Slice slice(long streamTime, double share) {
 		long start = this.nanoTime.getAsLong();
+		if (this.written.getAsLong() != this.writtenBySliceEnd) {
+			this.writtenSincePassStarted = true;
+		}
 		long additions = this.added.getAsLong() - this.addedBySliceEnd;
 		long reads = Math.min((long) Math.ceil(MAX_SLICE * share), Math.max(least(share), PACE * additions));
 		// what earlier slices owe is never more than a second's most, so a slow store cannot pile it up
@@ -271,7 +282,7 @@ public final class Sweep<V> {
 	}
 
 	private Slice slice(long streamTime, int slice, long start) {
-		if (!this.passing && !startPass()) {
+		if (!this.passing && !startPass(streamTime)) {
 			return new Slice(0, 0, 0);
 		}
 		long deadline = start + SLICE_TIME.toNanos();
@@ -340,14 +351,22 @@ public final class Sweep<V> {
 		return forgot;
 	}
 
-	private boolean startPass() {
+	private boolean startPass(long streamTime) {
 		boolean rewriting = this.rewrite != null && this.rewrite.pending();
 		if (this.forgettable == null && !rewriting) {
 			return false;
 		}
+		// the last pass read every entry at this stream time and the task has changed none since: each entry left is
+		// one that pass kept, and keeps until the stream time moves (docs/design.md, "Retention")
+		if (!rewriting && streamTime == this.passStartedAt && !this.writtenSincePassStarted) {
+			return false;
+		}
+		this.passStartedAt = streamTime;
+		this.writtenSincePassStarted = false;
+		// entries written before the pass, and not yet in the store, must be among those it reads: for a rewrite, and
+		// for the rest above, which counts on this pass having read every entry put before it started
+		this.table.writePending();
 		if (rewriting) {
-			// entries written before the pass, and not yet in the store, must be among those it reads
-			this.table.writePending();
 			this.rewrite.passStarts();
 		}
 		this.passing = true;

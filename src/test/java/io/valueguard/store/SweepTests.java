@@ -144,6 +144,7 @@ class SweepTests {
 		// written again since: a newer write is never forgotten for an older one's age
 		this.entries.put("a", 99L);
 		this.entries.put("c", 0L);
+		write(2);
 		this.sweep.sweep(100);
 		assertThat(this.entries).containsOnlyKeys("a", "b");
 	}
@@ -316,7 +317,7 @@ class SweepTests {
 
 		nanosPerRead.set(0);
 		assertThat(sweep.slice(100, 1).read()).as("what is owed, to the end of the store").isEqualTo(Sweep.CHUNK);
-		assertThat(sweep.slice(100, 1).read()).as("a new pass owes nothing").isEqualTo(2 * Sweep.CHUNK + Sweep.CHUNK / 2);
+		assertThat(sweep.slice(101, 1).read()).as("a new pass owes nothing").isEqualTo(2 * Sweep.CHUNK + Sweep.CHUNK / 2);
 	}
 
 	/**
@@ -344,6 +345,64 @@ class SweepTests {
 		verify(context).schedule(eq(Sweep.BUSY_INTERVAL), eq(PunctuationType.WALL_CLOCK_TIME), any());
 	}
 
+	/**
+	 * A full pass at a stream time during which the task put nothing leaves only entries it may not forget at that
+	 * stream time: the next pass waits for a put or for the stream time to move, so that an idle task's store is not
+	 * read over and over.
+	 */
+	@Test
+	void shouldRestAfterAFullPassUntilTheTaskPutsOrItsStreamTimeMoves() {
+		for (int i = 0; i < 5; i++) {
+			this.entries.put("key-" + i, 95L);
+		}
+		this.sweep.sweep(100);
+		this.sweep.sweep(100);
+		this.read.set(0);
+		this.sweep.sweep(100);
+		assertThat(this.read.get()).as("a full pass done, nothing put, the same stream time").isZero();
+
+		write(1);
+		this.sweep.sweep(100);
+		assertThat(this.read.get()).as("a put since: a new pass").isEqualTo(3);
+		write(1);
+		this.sweep.sweep(100);
+		this.read.set(0);
+		this.sweep.sweep(100);
+		assertThat(this.read.get()).as("a put during the last pass: another").isEqualTo(3);
+		this.sweep.sweep(100);
+		this.read.set(0);
+		this.sweep.sweep(100);
+		assertThat(this.read.get()).as("rests again").isZero();
+
+		assertThat(this.sweep.sweep(106)).as("the stream time moved: entries it kept may go now").isEqualTo(3);
+		assertThat(this.sweep.sweep(106)).isEqualTo(2);
+		assertThat(this.entries).isEmpty();
+	}
+
+	/** A rewrite asked for starts a pass however still the task is. */
+	@Test
+	void shouldNotRestWhileARewriteWaits() {
+		for (int i = 0; i < 5; i++) {
+			this.entries.put("key-" + i, (long) i + 1);
+		}
+		NegateOdd negateOdd = new NegateOdd();
+		Sweep<Long> sweep = new Sweep<>(store(), this.table, (timestamp, streamTime) -> streamTime - timestamp > 10,
+				negateOdd, (forgot) -> {
+				}, this.written::get, this.added::get, 3, System::nanoTime);
+		// negated, the odd ones are not forgettable at stream time 0 either
+		sweep.sweep(0);
+		sweep.sweep(0);
+
+		negateOdd.asked = true;
+		sweep.sweep(0);
+		sweep.sweep(0);
+
+		// with retention on, every pass tells the rewrite it ended; only the one it waited for started for it
+		assertThat(negateOdd.events).containsExactly("end", "start", "end");
+		assertThat(this.entries).containsOnly(Map.entry("key-0", -1L), Map.entry("key-1", 2L), Map.entry("key-2", -3L),
+				Map.entry("key-4", -5L));
+	}
+
 	@Test
 	void shouldBeScheduledWithRetentionOnWhetherOrNotARewriteWaits() {
 		ProcessorContext<?, ?> context = mock(ProcessorContext.class);
@@ -357,7 +416,7 @@ class SweepTests {
 		this.added.addAndGet(entries);
 	}
 
-	/** Negates odd timestamps and deletes 4, once asked; fixed at the start of each pass. */
+	/** Negates odd timestamps and deletes 4, once asked, until a pass ends. */
 	private static final class NegateOdd implements Sweep.Rewrite<Long> {
 
 		final List<String> events = new ArrayList<>();
@@ -376,6 +435,9 @@ class SweepTests {
 
 		@Override
 		public Long rewrite(String key, Long entry) {
+			if (!this.asked) {
+				return entry;
+			}
 			return (entry == 4L) ? null : (entry > 0 && entry % 2 == 1) ? -entry : entry;
 		}
 
