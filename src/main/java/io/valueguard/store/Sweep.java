@@ -18,17 +18,15 @@ import org.jspecify.annotations.Nullable;
  * {@link #MAX_SLICE} a second: so a pass comes round however fast the task adds entries (up to half of
  * {@link #MAX_SLICE} new entries a second), and the cost is bounded per second and per task, never a scan of the whole
  * store at once. While the task writes ({@link #BUSY_WRITES}), the same reads come in slices every
- * {@link #BUSY_INTERVAL} instead, and a slice
- * stops after {@link #SLICE_TIME} whatever it has read, what it did not read owed to the next: so that no slice holds
- * up the task's records for long. Each entry a pass reads is first given to the {@link Rewrite} (erasure, which
+ * {@link #BUSY_INTERVAL} instead, and a slice stops after {@link #SLICE_TIME} whatever it has read, what it did not
+ * read owed to the next: so that no slice holds up the task's records for long. Each entry a pass reads is first given to the {@link Rewrite} (erasure, which
  * replaces or deletes entries that name an erased key), then forgotten through the stage's table if retention lets it
  * go at the task's stream time. An entry is forgotten at most one pass over its store after it may be
  * (docs/design.md, "Retention"); a rewrite asked for is done by the end of the next full pass ("Erasure"). After a
  * full pass during which the task put nothing, no new pass starts until the task puts again or its stream time
- * moves: it would forget nothing (an idle task's store is not read over and over). With
- * retention off, a pass starts only when a rewrite waits for one, and the sweep is scheduled only then
- * ({@link #wake}): an idle task is not made to commit every {@link #INTERVAL} for nothing
- * ({@link OnDemandPunctuation}).
+ * moves: it would forget nothing (an idle task's store is not read over and over). With retention off, a pass starts
+ * only when a rewrite waits for one, and the sweep is scheduled only then ({@link #wake}): an idle task is not made to
+ * commit every {@link #INTERVAL} for nothing ({@link OnDemandPunctuation}).
  * @param <V> the store's values
  */
 public final class Sweep<V> {
