@@ -43,11 +43,10 @@ import org.junit.jupiter.api.Test;
  * the entries its stores hold (sampled while it runs and at the end), what it refused, the changelogs' size on the
  * broker after compaction had a minute, the CPU the instance spent in that idle minute, the time to ready after a
  * restart with the state directory wiped, and what its collector did until it caught up (its GC log, beside the
- * report). Both run with small changelog segments, so
- * that the broker compacts within the run. With {@code -Dvalueguard.bench.rounds=N} the pair runs N times, in turn
- * first and second, each instance fresh, and the report gives each round's ratio and their median; the changelogs
- * and the wiped restart are measured in the first round only. Not part of {@code ./mvnw verify}: run
- * {@code scripts/benchmark.sh retention} (parameters there).
+ * report). Both run with small changelog segments, so that the broker compacts within the run. With
+ * {@code -Dvalueguard.bench.rounds=N} the pair runs N times, in turn first and second, each instance fresh, and the
+ * report gives each round's ratio and their median; the changelogs and the wiped restart are measured in the first
+ * round only. Not part of {@code ./mvnw verify}: run {@code scripts/benchmark.sh retention} (parameters there).
  */
 class RetentionBenchmark {
 
@@ -336,35 +335,38 @@ class RetentionBenchmark {
 			long endOwners = entries(scrape, "owners");
 			long refused = (long) (scrape.sum("valueguard_dlq_records_total", "reason=\"claim_too_old\"").orElse(0)
 					+ scrape.sum("valueguard_evictions_total", "reason=\"too_old\"").orElse(0));
-			if (round > 1) {
-				return new Run(millis, Math.max(max[0], endBindings), endBindings, Math.max(max[1], endOwners),
-						endOwners, refused, Double.NaN, Double.NaN, -1, gc, bindingsSweep, ownersSweep, cpu);
-			}
-			// the log cleaner's turn: it looks every 15 s by default. The instance has nothing to do meanwhile: what
-			// it spends is its idle cost, the sweep's among it
-			double idleFrom = CatchUp.cpuSecondsSoFar(instance.pid());
-			Thread.sleep(IDLE.toMillis());
-			cpu = cpu.idle((CatchUp.cpuSecondsSoFar(instance.pid()) - idleFrom) / IDLE.toSeconds());
-			double bindingsMib = mib(admin, prefix + "-keys-bindings-changelog");
-			double ownersMib = mib(admin, prefix + "-values-owners-changelog");
-			instance.stop();
-			// the restart records to the same file: keep this run's recording (-Dvalueguard.bench.jfr=true) apart
-			Path recording = BenchInstances.recordingFile(work, prefix);
-			if (Files.exists(recording) && Files.size(recording) > 0) {
-				Files.move(recording, BenchInstances.recordingFile(work, prefix + "-until-restart"),
-						StandardCopyOption.REPLACE_EXISTING);
-			}
-			instance.wipeState();
-			long restarted = System.nanoTime();
-			instance.start();
-			long deadline = System.nanoTime() + Duration.ofMinutes(15).toNanos();
-			while (!instance.ready()) {
-				if (System.nanoTime() > deadline) {
-					throw new IllegalStateException("not ready 15 minutes after the restart, see " + instance.logFile());
+			// the changelogs and the wiped restart: the first round's instances only
+			double bindingsMib = Double.NaN;
+			double ownersMib = Double.NaN;
+			long readyMillis = -1;
+			if (round == 1) {
+				// the log cleaner's turn: it looks every 15 s by default. The instance has nothing to do meanwhile: what
+				// it spends is its idle cost, the sweep's among it
+				double idleFrom = CatchUp.cpuSecondsSoFar(instance.pid());
+				Thread.sleep(IDLE.toMillis());
+				cpu = cpu.idle((CatchUp.cpuSecondsSoFar(instance.pid()) - idleFrom) / IDLE.toSeconds());
+				bindingsMib = mib(admin, prefix + "-keys-bindings-changelog");
+				ownersMib = mib(admin, prefix + "-values-owners-changelog");
+				instance.stop();
+				// the restart records to the same file: keep this run's recording (-Dvalueguard.bench.jfr=true) apart
+				Path recording = BenchInstances.recordingFile(work, prefix);
+				if (Files.exists(recording) && Files.size(recording) > 0) {
+					Files.move(recording, BenchInstances.recordingFile(work, prefix + "-until-restart"),
+							StandardCopyOption.REPLACE_EXISTING);
 				}
-				Thread.sleep(100);
+				instance.wipeState();
+				long restarted = System.nanoTime();
+				instance.start();
+				long deadline = System.nanoTime() + Duration.ofMinutes(15).toNanos();
+				while (!instance.ready()) {
+					if (System.nanoTime() > deadline) {
+						throw new IllegalStateException(
+								"not ready 15 minutes after the restart, see " + instance.logFile());
+					}
+					Thread.sleep(100);
+				}
+				readyMillis = (System.nanoTime() - restarted) / 1_000_000;
 			}
-			long readyMillis = (System.nanoTime() - restarted) / 1_000_000;
 			return new Run(millis, Math.max(max[0], endBindings), endBindings, Math.max(max[1], endOwners), endOwners,
 					refused, bindingsMib, ownersMib, readyMillis, gc, bindingsSweep, ownersSweep, cpu);
 		}

@@ -230,7 +230,7 @@ public final class Sweep<V> {
 		// a punctuation comes late while the task is busy: the reads owed grow with the time since the last
 		double share = Math.min(1, Math.max(BUSY_INTERVAL.toMillis(), since) / (double) INTERVAL.toMillis());
 		long writes = this.written.getAsLong() - this.writtenBySliceEnd;
-		Slice slice = slice(this.context.currentStreamTimeMs(), share);
+		Slice slice = slice(this.context.currentStreamTimeMs(), share, writes);
 		if (slice.read() > 0) {
 			this.swept.swept(slice);
 		}
@@ -258,8 +258,13 @@ public final class Sweep<V> {
 
 	/** The next slice, standing for {@code share} of a second's reads, with what the last owes. */
 	Slice slice(long streamTime, double share) {
+		return slice(streamTime, share, this.written.getAsLong() - this.writtenBySliceEnd);
+	}
+
+	/** As above, the task having put {@code writes} entries since the last slice. */
+	private Slice slice(long streamTime, double share, long writes) {
 		long start = this.nanoTime.getAsLong();
-		if (this.written.getAsLong() != this.writtenBySliceEnd) {
+		if (writes > 0) {
 			this.writtenSincePassStarted = true;
 		}
 		long additions = this.added.getAsLong() - this.addedBySliceEnd;
