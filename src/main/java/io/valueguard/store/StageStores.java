@@ -71,8 +71,7 @@ public record StageStores<V, E>(StoreBuilder<KeyValueStore<String, V>> table,
 	public Sweep<V> sweep(ProcessorContext<?, ?> context, Retention retention, WriteBehindTable<String, V> table,
 			Sweep.Forgettable<V> forgettable, Sweep.@Nullable Rewrite<V> rewrite, Sweep.Swept swept) {
 		Sweep<V> sweep = new Sweep<>(context.<KeyValueStore<String, V>>getStateStore(this.table.name()), table,
-				retention.enabled() ? forgettable : null, rewrite, swept, table::written,
-				table::added);
+				retention, forgettable, rewrite, swept, table::written, table::added);
 		sweep.schedule(context);
 		return sweep;
 	}

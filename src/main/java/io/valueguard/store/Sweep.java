@@ -14,19 +14,21 @@ import org.jspecify.annotations.Nullable;
 /**
  * Passes over a task's store a slice at a time: every {@link #INTERVAL} it reads the next entries in key order from
  * where the last slice ended, and at the end of the store it starts over. The sweep reads {@link #PACE} entries for
- * every entry the task's table may have added since the last slice, at least {@link #SLICE} and at most
- * {@link #MAX_SLICE} a second: so a pass comes round however fast the task adds entries (up to half of
- * {@link #MAX_SLICE} new entries a second), and the cost is bounded per second and per task, never a scan of the whole
- * store at once. While the task writes ({@link #BUSY_WRITES}), the same reads come in slices every
- * {@link #BUSY_INTERVAL} instead, and a slice stops after {@link #SLICE_TIME} whatever it has read, what it did not
- * read owed to the next: so that no slice holds up the task's records for long. Each entry a pass reads is first given to the {@link Rewrite} (erasure, which
- * replaces or deletes entries that name an erased key), then forgotten through the stage's table if retention lets it
- * go at the task's stream time. An entry is forgotten at most one pass over its store after it may be
- * (docs/design.md, "Retention"); a rewrite asked for is done by the end of the next full pass ("Erasure"). After a
- * full pass during which the task put nothing, no new pass starts until the task puts again or its stream time
- * moves: it would forget nothing (an idle task's store is not read over and over). With retention off, a pass starts
- * only when a rewrite waits for one, and the sweep is scheduled only then ({@link #wake}): an idle task is not made to
- * commit every {@link #INTERVAL} for nothing ({@link OnDemandPunctuation}).
+ * every entry the task's table may have added since the last slice, at most {@link #MAX_SLICE} a second, and at least
+ * enough for a pass to span no more than a {@link #SPAN}th of the retention in stream time, or, until a pass has read
+ * the whole store and while a rewrite waits, {@link #SLICE} a second: so a pass comes round however fast the task adds
+ * entries (up to half of {@link #MAX_SLICE} new entries a second), a task whose stream time moves slowly reads little,
+ * and the cost is bounded per second and per task, never a scan of the whole store at once. While the task writes
+ * ({@link #BUSY_WRITES}), the same reads come in slices every {@link #BUSY_INTERVAL} instead, and a slice stops after
+ * {@link #SLICE_TIME} whatever it has read, what it did not read owed to the next: so that no slice holds up the task's
+ * records for long. Each entry a pass reads is first given to the {@link Rewrite} (erasure, which replaces or deletes
+ * entries that name an erased key), then forgotten through the stage's table if retention lets it go at the task's
+ * stream time. An entry is forgotten at most one pass over its store after it may be (docs/design.md, "Retention"); a
+ * rewrite asked for is done by the end of the next full pass ("Erasure"). After a full pass during which the task put
+ * nothing, no new pass starts until the task puts again or its stream time moves: it would forget nothing (an idle
+ * task's store is not read over and over). With retention off, a pass starts only when a rewrite waits for one, and the
+ * sweep is scheduled only then ({@link #wake}): an idle task is not made to commit every {@link #INTERVAL} for nothing
+ * ({@link OnDemandPunctuation}).
  * @param <V> the store's values
  */
 public final class Sweep<V> {
@@ -55,8 +57,19 @@ public final class Sweep<V> {
 	 */
 	static final Duration SLICE_TIME = Duration.ofMillis(100);
 
-	/** Entries read a second at least: about a tenth of a stage's per-second budget of store reads at full load. */
+	/**
+	 * Entries read a second at least during a task's first pass, which learns how many entries its store holds, and
+	 * while a rewrite waits: about a tenth of a stage's per-second budget of store reads at full load.
+	 */
 	static final int SLICE = 10_000;
+
+	/**
+	 * Once a pass has read the whole store, a pass spans at most this share of the retention in stream time: the
+	 * sweep reads at least {@link #PACE} entries per entry the store may hold for each {@code 1/SPAN} of the retention
+	 * the stream time moves (docs/design.md, "Retention"). Nothing becomes forgettable while the stream time stands
+	 * still, and a retention of days is served by a pass every few hours, not one every minute or two.
+	 */
+	static final int SPAN = 10;
 
 	/**
 	 * Entries read per entry the table may have added since the last slice: the store grows by at most that many
@@ -122,6 +135,9 @@ public final class Sweep<V> {
 
 	private final @Nullable Forgettable<V> forgettable;
 
+	/** The retention {@link #forgettable} measures, in milliseconds of stream time. */
+	private final long retention;
+
 	private final @Nullable Rewrite<V> rewrite;
 
 	private final Swept swept;
@@ -152,6 +168,21 @@ public final class Sweep<V> {
 	/** The task has put entries since the last pass started. */
 	private boolean writtenSincePassStarted;
 
+	/** The stream time at the last slice; negative before the first that knew one. */
+	private long streamTimeAtSliceEnd = -1;
+
+	/** How many entries the store held at most when this pass started; negative before a pass has read it whole. */
+	private long passEntries = -1;
+
+	/** Entries the last full pass read and left in the store; negative before the first full pass. */
+	private long keptByLastPass = -1;
+
+	/** Entries this pass read and left in the store so far. */
+	private long keptByThisPass;
+
+	/** Entries the task's table may have added since this pass started, or since the last ended while none runs. */
+	private long addedSincePassStarted;
+
 	private final OnDemandPunctuation slices = new OnDemandPunctuation(INTERVAL, this::sweepSlice);
 
 	private final OnDemandPunctuation busySlices = new OnDemandPunctuation(BUSY_INTERVAL, this::sweepSlice);
@@ -171,26 +202,30 @@ public final class Sweep<V> {
 	private @Nullable ProcessorContext<?, ?> context;
 
 	/**
-	 * @param forgettable which entries retention lets go, or null when retention is off
+	 * @param retention how long retention keeps an entry; with it off the sweep only rewrites
+	 * @param forgettable which entries {@code retention} lets go
 	 * @param rewrite what else a pass does, or null
 	 * @param written how many entries {@code table} has written so far: {@link WriteBehindTable#written}
 	 * @param added how many of those may have added an entry: {@link WriteBehindTable#added}
 	 */
-	public Sweep(KeyValueStore<String, V> store, StateTable<String, V> table, @Nullable Forgettable<V> forgettable,
-			@Nullable Rewrite<V> rewrite, Swept swept, LongSupplier written, LongSupplier added) {
-		this(store, table, forgettable, rewrite, swept, written, added, SLICE, System::nanoTime);
+	public Sweep(KeyValueStore<String, V> store, StateTable<String, V> table, Retention retention,
+			Forgettable<V> forgettable, @Nullable Rewrite<V> rewrite, Swept swept, LongSupplier written,
+			LongSupplier added) {
+		this(store, table, retention, forgettable, rewrite, swept, written, added, SLICE, System::nanoTime);
 	}
 
 	/**
-	 * @param slice the entries read a second at least; {@link #MAX_SLICE} stays the most
+	 * @param slice the entries read a second at least while the sweep reads by the clock; {@link #MAX_SLICE} stays
+	 * the most
 	 * @param nanoTime the clock {@link #SLICE_TIME} is measured on
 	 */
-	Sweep(KeyValueStore<String, V> store, StateTable<String, V> table, @Nullable Forgettable<V> forgettable,
-			@Nullable Rewrite<V> rewrite, Swept swept, LongSupplier written, LongSupplier added, int slice,
-			LongSupplier nanoTime) {
+	Sweep(KeyValueStore<String, V> store, StateTable<String, V> table, Retention retention,
+			@Nullable Forgettable<V> forgettable, @Nullable Rewrite<V> rewrite, Swept swept, LongSupplier written,
+			LongSupplier added, int slice, LongSupplier nanoTime) {
 		this.store = store;
 		this.table = table;
-		this.forgettable = forgettable;
+		this.forgettable = retention.enabled() ? forgettable : null;
+		this.retention = retention.millis();
 		this.rewrite = rewrite;
 		this.swept = swept;
 		this.written = written;
@@ -268,10 +303,14 @@ public final class Sweep<V> {
 			this.writtenSincePassStarted = true;
 		}
 		long additions = this.added.getAsLong() - this.addedBySliceEnd;
-		long reads = Math.min((long) Math.ceil(MAX_SLICE * share), Math.max(least(share), PACE * additions));
+		this.addedSincePassStarted += additions;
+		long moved = (this.streamTimeAtSliceEnd >= 0 && streamTime > this.streamTimeAtSliceEnd)
+				? streamTime - this.streamTimeAtSliceEnd : 0;
+		this.streamTimeAtSliceEnd = Math.max(this.streamTimeAtSliceEnd, streamTime);
+		long reads = Math.min((long) Math.ceil(MAX_SLICE * share), Math.max(least(share, moved), PACE * additions));
 		// what earlier slices owe is never more than a second's most, so a slow store cannot pile it up
 		long target = Math.min(MAX_SLICE, reads + this.owed);
-		Slice slice = slice(streamTime, (int) target, start);
+		Slice slice = (target > 0) ? slice(streamTime, (int) target, start) : new Slice(0, 0, 0);
 		this.owed = this.passing ? target - slice.read() : 0;
 		// the slice's own deletes and rewrites are not the task's: they would drive the next slice's pace
 		this.writtenBySliceEnd = this.written.getAsLong();
@@ -279,9 +318,25 @@ public final class Sweep<V> {
 		return slice;
 	}
 
-	/** The entries a slice standing for {@code share} of a second reads at least. */
-	private long least(double share) {
-		return (long) Math.ceil(this.slice * share);
+	/**
+	 * The entries a slice standing for {@code share} of a second reads at least, the stream time having moved by
+	 * {@code moved} since the last: by the clock until a pass has read the whole store and while a rewrite waits, by
+	 * the stream time otherwise.
+	 */
+	private long least(double share, long moved) {
+		long entries = this.passing ? this.passEntries : entriesAtPassStart();
+		if (entries < 0 || (this.rewrite != null && this.rewrite.pending())) {
+			return (long) Math.ceil(this.slice * share);
+		}
+		// as a double: entries times milliseconds may overflow a long, and the slice's most caps it anyway
+		return (long) Math.ceil(PACE * SPAN * (double) entries * moved / this.retention);
+	}
+
+	/** The most entries the store holds if a pass started now, or -1 before a pass has read it whole. */
+	private long entriesAtPassStart() {
+		// every entry now was either there when the last pass started, so that pass read it and left it, or was added
+		// by a put since (the sweep's own rewrites replace entries, they add none)
+		return (this.keptByLastPass < 0) ? -1 : this.keptByLastPass + this.addedSincePassStarted;
 	}
 
 	private Slice slice(long streamTime, int slice, long start) {
@@ -295,12 +350,17 @@ public final class Sweep<V> {
 		// without leaving read entries undone: forgetting an entry cost several times reading it
 		do {
 			List<KeyValue<String, V>> candidates = new ArrayList<>();
-			read += readChunk(streamTime, Math.min(CHUNK, slice - read), candidates);
-			forgot += act(candidates, streamTime);
+			int chunk = readChunk(streamTime, Math.min(CHUNK, slice - read), candidates);
+			int forgotten = act(candidates, streamTime);
+			read += chunk;
+			forgot += forgotten;
+			// at most: a rewrite's deletes and the task's own are counted as kept
+			this.keptByThisPass += chunk - forgotten;
 		}
 		while (this.after != null && read < slice && this.nanoTime.getAsLong() < deadline);
 		if (this.after == null) {
 			this.passing = false;
+			this.keptByLastPass = this.keptByThisPass;
 			if (this.rewrite != null) {
 				this.rewrite.passEnded();
 			}
@@ -366,6 +426,9 @@ public final class Sweep<V> {
 		}
 		this.passStartedAt = streamTime;
 		this.writtenSincePassStarted = false;
+		this.passEntries = entriesAtPassStart();
+		this.keptByThisPass = 0;
+		this.addedSincePassStarted = 0;
 		// entries written before the pass, and not yet in the store, must be among those it reads: for a rewrite, and
 		// for the rest above, which counts on this pass having read every entry put before it started
 		this.table.writePending();

@@ -34,7 +34,10 @@ import static org.mockito.Mockito.when;
 /** The sweep reads its store a slice at a time, in key order, from where it stopped, and starts over at the end. */
 class SweepTests {
 
-	/** Entries: key to timestamp; forgettable when more than 10 behind the stream time. */
+	/** How far behind the stream time an entry's timestamp may be: 10. */
+	private static final Retention RETENTION = new Retention(10);
+
+	/** Entries: key to timestamp; forgettable when more than {@link #RETENTION} behind the stream time. */
 	private final NavigableMap<String, Long> entries = new TreeMap<>();
 
 	private final AtomicInteger read = new AtomicInteger();
@@ -47,7 +50,7 @@ class SweepTests {
 	/** Those of them that may have added an entry: what paces the sweep. */
 	private final AtomicLong added = new AtomicLong();
 
-	private final Sweep<Long> sweep = new Sweep<>(store(), this.table,
+	private final Sweep<Long> sweep = new Sweep<>(store(), this.table, RETENTION,
 			(timestamp, streamTime) -> streamTime - timestamp > 10, null, (forgot) -> {
 			}, this.written::get, this.added::get, 3, System::nanoTime);
 
@@ -122,7 +125,7 @@ class SweepTests {
 			}
 
 		};
-		Sweep<Long> sweep = new Sweep<>(store(), counting, null, negateOdd, (forgot) -> {
+		Sweep<Long> sweep = new Sweep<>(store(), counting, Retention.OFF, null, negateOdd, (forgot) -> {
 		}, this.written::get, this.added::get, 3, System::nanoTime);
 
 		sweep.sweep(100);
@@ -157,7 +160,7 @@ class SweepTests {
 		// a rewrite that negates odd timestamps, fixed at the start of each pass; deletes 4
 		NegateOdd negateOdd = new NegateOdd();
 		List<String> events = negateOdd.events;
-		Sweep<Long> sweep = new Sweep<>(store(), this.table, null, negateOdd, (forgot) -> {
+		Sweep<Long> sweep = new Sweep<>(store(), this.table, Retention.OFF, null, negateOdd, (forgot) -> {
 		}, this.written::get, this.added::get, 3, System::nanoTime);
 
 		this.read.set(0);
@@ -184,7 +187,7 @@ class SweepTests {
 			this.entries.put("key-" + i, (long) i);
 		}
 		NegateOdd negateOdd = new NegateOdd();
-		Sweep<Long> sweep = new Sweep<>(store(), this.table, null, negateOdd, (forgot) -> {
+		Sweep<Long> sweep = new Sweep<>(store(), this.table, Retention.OFF, null, negateOdd, (forgot) -> {
 		}, this.written::get, this.added::get, 3, System::nanoTime);
 		ProcessorContext<?, ?> context = mock(ProcessorContext.class);
 		Cancellable scheduled = mock(Cancellable.class);
@@ -224,7 +227,7 @@ class SweepTests {
 			this.entries.put("key-" + i, (i < 2) ? 0L : 95L);
 		}
 		List<Sweep.Slice> slices = new ArrayList<>();
-		Sweep<Long> sweep = new Sweep<>(store(), this.table, (timestamp, streamTime) -> streamTime - timestamp > 10,
+		Sweep<Long> sweep = new Sweep<>(store(), this.table, RETENTION, (timestamp, streamTime) -> streamTime - timestamp > 10,
 				null, slices::add, this.written::get, this.added::get, 3, System::nanoTime);
 		ProcessorContext<?, ?> context = mock(ProcessorContext.class);
 		when(context.currentStreamTimeMs()).thenReturn(100L);
@@ -251,7 +254,7 @@ class SweepTests {
 		for (int i = 0; i < 1_000; i++) {
 			this.entries.put(String.format("key-%04d", i), 95L);
 		}
-		Sweep<Long> sweep = new Sweep<>(store(), this.table, (timestamp, streamTime) -> streamTime - timestamp > 10,
+		Sweep<Long> sweep = new Sweep<>(store(), this.table, RETENTION, (timestamp, streamTime) -> streamTime - timestamp > 10,
 				null, (slice) -> {
 				}, this.written::get, this.added::get, 10, System::nanoTime);
 		ProcessorContext<?, ?> context = mock(ProcessorContext.class);
@@ -306,7 +309,7 @@ class SweepTests {
 		// each entry read takes 60 µs, until frozen: a chunk takes 60 ms, two go past a slice's time (the second
 		// reads its range's first key again)
 		AtomicLong nanosPerRead = new AtomicLong(60_000);
-		Sweep<Long> sweep = new Sweep<>(store(), this.table, (timestamp, streamTime) -> streamTime - timestamp > 10,
+		Sweep<Long> sweep = new Sweep<>(store(), this.table, RETENTION, (timestamp, streamTime) -> streamTime - timestamp > 10,
 				null, (slice) -> {
 				}, this.written::get, this.added::get, 2 * Sweep.CHUNK + Sweep.CHUNK / 2, () -> this.read.get() * nanosPerRead.get());
 
@@ -363,20 +366,80 @@ class SweepTests {
 
 		write(1);
 		this.sweep.sweep(100);
-		assertThat(this.read.get()).as("a put since: a new pass").isEqualTo(3);
-		write(1);
-		this.sweep.sweep(100);
+		assertThat(this.read.get()).as("a put since: a new pass").isEqualTo(Sweep.PACE);
 		this.read.set(0);
 		this.sweep.sweep(100);
-		assertThat(this.read.get()).as("a put during the last pass: another").isEqualTo(3);
-		this.sweep.sweep(100);
-		this.read.set(0);
-		this.sweep.sweep(100);
-		assertThat(this.read.get()).as("rests again").isZero();
+		assertThat(this.read.get()).as("nothing put since, the same stream time: the pass waits").isZero();
 
-		assertThat(this.sweep.sweep(106)).as("the stream time moved: entries it kept may go now").isEqualTo(3);
-		assertThat(this.sweep.sweep(106)).isEqualTo(2);
+		assertThat(this.sweep.sweep(106)).as("the stream time moved: the rest of the pass, where entries may go now")
+			.isEqualTo(3);
+		this.read.set(0);
+		this.sweep.sweep(106);
+		assertThat(this.read.get()).as("rests again").isZero();
+		assertThat(this.sweep.sweep(107)).isEqualTo(2);
 		assertThat(this.entries).isEmpty();
+	}
+
+	/**
+	 * Once a pass has read the whole store, the sweep reads by the stream time, not by the clock: enough for a pass to
+	 * span at most a tenth of the retention, counting every entry the last pass left and every one added since it
+	 * started, so a task whose stream time moves slowly reads little and one whose stream time stands still reads
+	 * nothing unless it adds entries.
+	 */
+	@Test
+	void shouldReadInProportionToTheStreamTimeThatPassedOnceAPassHasReadTheWholeStore() {
+		for (int i = 0; i < 100; i++) {
+			this.entries.put(String.format("key-%03d", i), (i < 40) ? 0L : 900L);
+		}
+		Sweep<Long> sweep = new Sweep<>(store(), this.table, new Retention(1_000),
+				(timestamp, streamTime) -> streamTime - timestamp > 1_000, null, (slice) -> {
+				}, this.written::get, this.added::get, 50, System::nanoTime);
+
+		assertThat(sweep.slice(1_001, 1)).as("the first pass, by the clock").extracting(Sweep.Slice::read,
+				Sweep.Slice::forgotten).containsExactly(50, 40);
+		assertThat(sweep.slice(1_001, 1).read()).as("the first pass, the stream time still").isEqualTo(50);
+
+		// 60 entries left: a tenth of the retention, 100, reads 2 x 60, one more 1.2 a millisecond
+		assertThat(sweep.slice(1_006, 1).read()).as("five milliseconds of stream time").isEqualTo(6);
+		assertThat(sweep.slice(1_006, 1).read()).as("the stream time still, nothing added").isZero();
+		write(5);
+		assertThat(sweep.slice(1_006, 1).read()).as("twice the entries added").isEqualTo(Sweep.PACE * 5);
+		int streamTime = 1_006;
+		int read = 16;
+		while (read < 60) {
+			streamTime++;
+			read += sweep.slice(streamTime, 1).read();
+		}
+		assertThat(streamTime - 1_001).as("stream time the pass spanned").isLessThanOrEqualTo(1_000 / Sweep.SPAN);
+
+		// the 60 the pass left and the 5 added since it started
+		assertThat(sweep.slice(streamTime + 10, 1).read()).as("the next pass, ten milliseconds later")
+			.isEqualTo(13);
+		assertThat(sweep.slice(streamTime + 10 + 500, 1).read()).as("within the most a slice reads: the rest")
+			.isEqualTo(60 - 13);
+	}
+
+	/** An erasure asks for a pass within a time on the clock: while it waits, the sweep reads by the clock. */
+	@Test
+	void shouldReadByTheClockWhileARewriteWaits() {
+		for (int i = 0; i < 7; i++) {
+			this.entries.put("key-" + i, 95L);
+		}
+		NegateOdd negateOdd = new NegateOdd();
+		Sweep<Long> sweep = new Sweep<>(store(), this.table, RETENTION,
+				(timestamp, streamTime) -> streamTime - timestamp > 10, negateOdd, (slice) -> {
+				}, this.written::get, this.added::get, 3, System::nanoTime);
+		for (int slice = 0; slice < 3; slice++) {
+			sweep.slice(100, 1);
+		}
+		assertThat(sweep.slice(100, 1).read()).as("a full pass done, the stream time still").isZero();
+
+		negateOdd.asked = true;
+		assertThat(sweep.slice(100, 1).read()).isEqualTo(3);
+		assertThat(sweep.slice(100, 1).read()).isEqualTo(3);
+		assertThat(sweep.slice(100, 1).read()).isEqualTo(1);
+		assertThat(negateOdd.events).containsExactly("end", "start", "end");
+		assertThat(sweep.slice(100, 1).read()).as("done: by the stream time again").isZero();
 	}
 
 	/** A rewrite asked for starts a pass however still the task is. */
@@ -386,7 +449,7 @@ class SweepTests {
 			this.entries.put("key-" + i, (long) i + 1);
 		}
 		NegateOdd negateOdd = new NegateOdd();
-		Sweep<Long> sweep = new Sweep<>(store(), this.table, (timestamp, streamTime) -> streamTime - timestamp > 10,
+		Sweep<Long> sweep = new Sweep<>(store(), this.table, RETENTION, (timestamp, streamTime) -> streamTime - timestamp > 10,
 				negateOdd, (forgot) -> {
 				}, this.written::get, this.added::get, 3, System::nanoTime);
 		// negated, the odd ones are not forgettable at stream time 0 either
