@@ -327,7 +327,6 @@ final class CatchUp {
 		return kind + stage;
 	}
 
-	/** utime + stime of a process, in clock ticks. */
 	/** CPU seconds (user and system) the process has spent in its life so far. */
 	static double cpuSecondsSoFar(long pid) {
 		return ticks(pid) / TICKS;

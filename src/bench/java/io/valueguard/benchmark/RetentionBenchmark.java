@@ -41,8 +41,9 @@ import org.junit.jupiter.api.Test;
  * at any time; record {@code i} is stamped {@code i} milliseconds after the first. One instance catches up with the
  * preloaded topic without retention, then a fresh one with {@code valueguard.retention}. For each: claims per second,
  * the entries its stores hold (sampled while it runs and at the end), what it refused, the changelogs' size on the
- * broker after compaction had a minute, the CPU the instance spent in that idle minute, the time to ready after a
- * restart with the state directory wiped, and what its collector did until it caught up (its GC log, beside the
+ * broker after compaction had a minute, the CPU the instance spent in that idle minute and in a minute of a trickle
+ * of claims after it (and the entries its sweep read then), the time to ready after a restart with the state
+ * directory wiped, and what its collector did until it caught up (its GC log, beside the
  * report). Both run with small changelog segments, so that the broker compacts within the run. With
  * {@code -Dvalueguard.bench.rounds=N} the pair runs N times, in turn first and second, each instance fresh, and the
  * report gives each round's ratio and their median; the changelogs and the wiped restart are measured in the first
@@ -64,6 +65,15 @@ class RetentionBenchmark {
 
 	/** How long the first round's instances sit idle after catching up, for the log cleaner; their CPU is measured. */
 	private static final Duration IDLE = Duration.ofSeconds(60);
+
+	/**
+	 * Claims a second of the trickle after the idle minute: fresh keys, stamped on from the newest record on the
+	 * topic at the clock's pace, so that the stream time moves as a live service's does.
+	 */
+	private static final int TRICKLE = 20;
+
+	/** The newest timestamp on the topic: the churn's last, then each trickle's. */
+	private static final AtomicLong newest = new AtomicLong();
 
 	/** How many keys later a key's second claim, and its tombstone twice that, come. */
 	private static final int STEP = 1_000;
@@ -158,6 +168,7 @@ class RetentionBenchmark {
 				}
 			}
 		}
+		newest.set(base + records - 1);
 		if (failed.get() > 0) {
 			throw new IllegalStateException(failed.get() + " of " + records + " records were not written");
 		}
@@ -202,25 +213,31 @@ class RetentionBenchmark {
 	 * instance's went: what a run with retention spends beyond one without, and on which threads.
 	 */
 	private record Cpu(double instanceSeconds, double brokerSeconds, List<CatchUp.ThreadLoad> threads,
-			double idleCores) {
+			double idleCores, double trickleCores, double trickleReads) {
 
 		Cpu(double instanceSeconds, double brokerSeconds, List<CatchUp.ThreadLoad> threads) {
-			this(instanceSeconds, brokerSeconds, threads, Double.NaN);
+			this(instanceSeconds, brokerSeconds, threads, Double.NaN, Double.NaN, Double.NaN);
 		}
 
-		/** The same, with the cores the instance used, on average, in the minute after caught up. */
-		Cpu idle(double cores) {
-			return new Cpu(this.instanceSeconds, this.brokerSeconds, this.threads, cores);
+		/**
+		 * The same, with the cores the instance used, on average, in the minute after caught up, and in the minute of
+		 * the trickle after it, and the entries its sweep read a second then.
+		 */
+		Cpu afterwards(double idleCores, double trickleCores, double trickleReads) {
+			return new Cpu(this.instanceSeconds, this.brokerSeconds, this.threads, idleCores, trickleCores,
+					trickleReads);
 		}
 
 		String summary() {
-			String idle = Double.isNaN(this.idleCores) ? ""
-					: String.format(Locale.ROOT, "; then idle for a minute, %.3f of a core", this.idleCores);
+			String afterwards = Double.isNaN(this.idleCores) ? ""
+					: String.format(Locale.ROOT, "; then idle for a minute, %.3f of a core; then a trickle of %d "
+							+ "claims a second for a minute, %.3f of a core, the sweep reading %,.0f entries a second",
+							this.idleCores, TRICKLE, this.trickleCores, this.trickleReads);
 			return String.format(Locale.ROOT, "instance %.1f s, broker %.1f s (%.1f and %.1f ms per 1,000 claims); "
 					+ "the instance's threads, share of the run: %s%s", this.instanceSeconds, this.brokerSeconds,
 					this.instanceSeconds * 1e6 / CLAIMS, this.brokerSeconds * 1e6 / CLAIMS,
 					this.threads.stream().limit(6).map(CatchUp.ThreadLoad::toString).collect(Collectors.joining(", ")),
-					idle);
+					afterwards);
 		}
 
 	}
@@ -344,7 +361,12 @@ class RetentionBenchmark {
 				// it spends is its idle cost, the sweep's among it
 				double idleFrom = CatchUp.cpuSecondsSoFar(instance.pid());
 				Thread.sleep(IDLE.toMillis());
-				cpu = cpu.idle((CatchUp.cpuSecondsSoFar(instance.pid()) - idleFrom) / IDLE.toSeconds());
+				double idleTo = CatchUp.cpuSecondsSoFar(instance.pid());
+				double readFrom = sweepReads(instance);
+				trickle(bootstrapServers, topic);
+				cpu = cpu.afterwards((idleTo - idleFrom) / IDLE.toSeconds(),
+						(CatchUp.cpuSecondsSoFar(instance.pid()) - idleTo) / IDLE.toSeconds(),
+						(sweepReads(instance) - readFrom) / IDLE.toSeconds());
 				bindingsMib = mib(admin, prefix + "-keys-bindings-changelog");
 				ownersMib = mib(admin, prefix + "-values-owners-changelog");
 				instance.stop();
@@ -370,6 +392,42 @@ class RetentionBenchmark {
 			return new Run(millis, Math.max(max[0], endBindings), endBindings, Math.max(max[1], endOwners), endOwners,
 					refused, bindingsMib, ownersMib, readyMillis, gc, bindingsSweep, ownersSweep, cpu);
 		}
+	}
+
+	/**
+	 * {@link #TRICKLE} claims a second of fresh keys for {@link #IDLE}, stamped from the newest record on the topic on
+	 * at the clock's pace: an instance that read the last trickle starts this one at its own stream time.
+	 */
+	private static void trickle(String bootstrapServers, String topic) throws InterruptedException {
+		AtomicLong failed = new AtomicLong();
+		long from = newest.get();
+		long started = System.nanoTime();
+		int sent = 0;
+		try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(
+				Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers), new ByteArraySerializer(),
+				new ByteArraySerializer())) {
+			for (long elapsed = 0; elapsed < IDLE.toNanos(); elapsed = System.nanoTime() - started) {
+				long timestamp = from + 1 + elapsed / 1_000_000;
+				String key = "trickle-" + timestamp + "-" + sent++;
+				producer.send(new ProducerRecord<>(topic, null, timestamp, utf8(key), utf8(key + "@example.com")),
+						(metadata, exception) -> {
+							if (exception != null) {
+								failed.incrementAndGet();
+							}
+						});
+				newest.set(timestamp);
+				Thread.sleep(1000 / TRICKLE);
+			}
+		}
+		if (failed.get() > 0) {
+			throw new IllegalStateException(failed.get() + " of the trickle's " + sent + " records were not written");
+		}
+	}
+
+	/** The entries the instance's sweeps have read so far, both stores. */
+	private static double sweepReads(InstanceProcess instance) {
+		return new Scrape(instance.api().get("/actuator/prometheus").body())
+			.sum("valueguard_sweep_entries_read_total").orElse(0);
 	}
 
 	private static long entries(Scrape scrape, String store) {
