@@ -320,7 +320,9 @@ class SweepTests {
 
 		nanosPerRead.set(0);
 		assertThat(sweep.slice(100, 1).read()).as("what is owed, to the end of the store").isEqualTo(Sweep.CHUNK);
-		assertThat(sweep.slice(101, 1).read()).as("a new pass owes nothing").isEqualTo(2 * Sweep.CHUNK + Sweep.CHUNK / 2);
+		// the retention is 10: a millisecond of stream time asks for PACE x SPAN / 10 reads per entry the last pass left
+		assertThat(sweep.slice(101, 1).read()).as("a new pass owes nothing")
+			.isEqualTo(Sweep.PACE * Sweep.SPAN * (5 * Sweep.CHUNK / 2) / 10);
 	}
 
 	/**
@@ -382,7 +384,7 @@ class SweepTests {
 
 	/**
 	 * Once a pass has read the whole store, the sweep reads by the stream time, not by the clock: enough for a pass to
-	 * span at most a tenth of the retention, counting every entry the last pass left and every one added since it
+	 * span at most a {@link Sweep#SPAN}th of the retention, counting every entry the last pass left and every one added since it
 	 * started, so a task whose stream time moves slowly reads little and one whose stream time stands still reads
 	 * nothing unless it adds entries.
 	 */
@@ -399,13 +401,13 @@ class SweepTests {
 				Sweep.Slice::forgotten).containsExactly(50, 40);
 		assertThat(sweep.slice(1_001, 1).read()).as("the first pass, the stream time still").isEqualTo(50);
 
-		// 60 entries left: a tenth of the retention, 100, reads 2 x 60, one more 1.2 a millisecond
-		assertThat(sweep.slice(1_006, 1).read()).as("five milliseconds of stream time").isEqualTo(6);
+		// 60 entries left: each 1/SPAN of the retention, 1,000 / SPAN, reads 2 x 60
+		assertThat(sweep.slice(1_006, 1).read()).as("five milliseconds of stream time").isEqualTo(reads(60, 5));
 		assertThat(sweep.slice(1_006, 1).read()).as("the stream time still, nothing added").isZero();
 		write(5);
 		assertThat(sweep.slice(1_006, 1).read()).as("twice the entries added").isEqualTo(Sweep.PACE * 5);
 		int streamTime = 1_006;
-		int read = 16;
+		int read = reads(60, 5) + Sweep.PACE * 5;
 		while (read < 60) {
 			streamTime++;
 			read += sweep.slice(streamTime, 1).read();
@@ -414,9 +416,14 @@ class SweepTests {
 
 		// the 60 the pass left and the 5 added since it started
 		assertThat(sweep.slice(streamTime + 10, 1).read()).as("the next pass, ten milliseconds later")
-			.isEqualTo(13);
+			.isEqualTo(reads(65, 10));
 		assertThat(sweep.slice(streamTime + 10 + 500, 1).read()).as("within the most a slice reads: the rest")
-			.isEqualTo(60 - 13);
+			.isEqualTo(60 - reads(65, 10));
+	}
+
+	/** The reads a store of {@code entries} asks for while a retention of 1,000 moves by {@code moved}. */
+	private static int reads(int entries, int moved) {
+		return (int) Math.ceil(Sweep.PACE * Sweep.SPAN * (double) entries * moved / 1_000);
 	}
 
 	/** An erasure asks for a pass within a time on the clock: while it waits, the sweep reads by the clock. */
