@@ -6,6 +6,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
+import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -424,6 +425,57 @@ class SweepTests {
 	/** The reads a store of {@code entries} asks for while a retention of 1,000 moves by {@code moved}. */
 	private static int reads(int entries, int moved) {
 		return (int) Math.ceil(Sweep.PACE * Sweep.SPAN * (double) entries * moved / 1_000);
+	}
+
+	/**
+	 * The bound the sweep promises (docs/design.md, "Retention"): once its first pass is done, an entry goes at most
+	 * half the retention of stream time after it may, give or take the stream time between two slices, whatever the
+	 * task adds, replaces or deletes meanwhile; and the store never outgrows its sweep.
+	 */
+	@Test
+	void shouldForgetEveryEntryWithinHalfTheRetentionOfStreamTimeAfterItMayGo() {
+		long seed = System.nanoTime();
+		Random random = new Random(seed);
+		int retention = 1_000;
+		int step = 20;
+		Sweep<Long> sweep = new Sweep<>(store(), this.table, new Retention(retention),
+				(timestamp, streamTime) -> streamTime - timestamp > retention, null, (slice) -> {
+				}, this.written::get, this.added::get, 50, () -> 0L);
+		long streamTime = 0;
+		int keys = 0;
+		int most = 0;
+		for (int slice = 0; slice < 5_000; slice++) {
+			// quiet spells, bursts, and the stream time standing still
+			int phase = (slice / 500) % 3;
+			streamTime += (phase == 2 && random.nextBoolean()) ? 0 : random.nextInt(step + 1);
+			// in quiet spells the pass must come round for the stream time alone
+			int additions = (phase == 1) ? random.nextInt(40) : (random.nextInt(20) == 0) ? 1 : 0;
+			for (int i = 0; i < additions; i++) {
+				this.entries.put(String.format("key-%08d", random.nextInt(1_000_000)), streamTime - random.nextInt(50));
+				keys++;
+			}
+			write(additions);
+			if (!this.entries.isEmpty() && random.nextInt(4) == 0) {
+				// the task replaces an entry, which adds none, and deletes another
+				this.entries.put(someKey(random), streamTime);
+				this.written.incrementAndGet();
+				this.entries.remove(someKey(random));
+			}
+			sweep.slice(streamTime, 1);
+			most = Math.max(most, this.entries.size());
+			long now = streamTime;
+			assertThat(this.entries.values()).as("stream time %d, seed %d", now, seed)
+				.allSatisfy((timestamp) -> assertThat(now - timestamp)
+					.isLessThanOrEqualTo(retention + retention / 2 + 2L * step));
+		}
+		assertThat(keys).as("keys the task added").isGreaterThan(5_000);
+		assertThat(most).as("the most the store held, seed %d", seed).isLessThan(keys / 3);
+	}
+
+	/** A key the store holds, at random. */
+	private String someKey(Random random) {
+		String key = this.entries.ceilingKey(String.format("key-%08d", random.nextInt(1_000_000)));
+		return (key != null) ? key : this.entries.firstKey();
 	}
 
 	/** An erasure asks for a pass within a time on the clock: while it waits, the sweep reads by the clock. */
