@@ -68,8 +68,9 @@ public final class Sweep<V> {
 	 * sweep reads at least {@link #PACE} entries per entry the store may hold for each {@code 1/SPAN} of the retention
 	 * the stream time moves, so that an entry goes at most half the retention after it may, as a segment of Kafka
 	 * Streams' windowed stores does (docs/design.md, "Retention"). Nothing becomes forgettable while the stream time
-	 * stands still, and a retention of days is served by a pass every few hours, not one every minute or two. A tenth
-	 * read twice as much in the churn benchmark, where the stream time runs a minute a second, for stores no smaller.
+	 * stands still, and a retention of days is served by a pass every quarter of it at most, not one every minute or two
+	 * for a million entries. A tenth read twice as much in the churn benchmark, where the stream time runs a minute a
+	 * second, for stores no smaller.
 	 */
 	static final int SPAN = 4;
 
