@@ -37,17 +37,17 @@ import org.junit.jupiter.api.Test;
 /**
  * Churn with and without retention, side by side in one run: keys and values that come, are released and never come
  * back, as a sign-up service sees accounts over the years. Each key claims one value, then another (releasing the
- * first), then sends a tombstone, each step a thousand keys after the one before, so that few entries hold anything
- * at any time; record {@code i} is stamped {@code i} milliseconds after the first. One instance catches up with the
+ * first), then sends a tombstone, each step a thousand keys after the one before, so that few entries hold anything at
+ * any time; record {@code i} is stamped {@code i} milliseconds after the first. One instance catches up with the
  * preloaded topic without retention, then a fresh one with {@code valueguard.retention}. For each: claims per second,
  * the entries its stores hold (sampled while it runs and at the end), what it refused, the changelogs' size on the
- * broker after compaction had a minute, the CPU the instance spent in that idle minute and in a minute of a trickle
- * of claims after it (and the entries its sweep read then), the time to ready after a restart with the state
- * directory wiped, and what its collector did until it caught up (its GC log, beside the
- * report). Both run with small changelog segments, so that the broker compacts within the run. With
- * {@code -Dvalueguard.bench.rounds=N} the pair runs N times, in turn first and second, each instance fresh, and the
- * report gives each round's ratio and their median; the changelogs and the wiped restart are measured in the first
- * round only. Not part of {@code ./mvnw verify}: run {@code scripts/benchmark.sh retention} (parameters there).
+ * broker after compaction had a minute, the CPU the instance spent in that idle minute and in a minute of a trickle of
+ * claims after it (and the entries its sweep read then), the time to ready after a restart with the state directory
+ * wiped, and what its collector did until it caught up (its GC log, beside the report). Both run with small changelog
+ * segments, so that the broker compacts within the run. With {@code -Dvalueguard.bench.rounds=N} the pair runs N times,
+ * in turn first and second, each instance fresh, and the report gives each round's ratio and their median; the
+ * changelogs and the wiped restart are measured in the first round only. Not part of {@code ./mvnw verify}: run
+ * {@code scripts/benchmark.sh retention} (parameters there).
  */
 class RetentionBenchmark {
 
@@ -158,13 +158,14 @@ class RetentionBenchmark {
 				ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024), new ByteArraySerializer(), new ByteArraySerializer())) {
 			for (int step = 0; step < keys + 2 * STEP; step++) {
 				if (step < keys) {
-					send(producer, topic, base + records++, step, "first-" + step, failed);
+					send(producer, topic, base + records++, "account-" + step, "first-" + step, failed);
 				}
 				if (step >= STEP && step - STEP < keys) {
-					send(producer, topic, base + records++, step - STEP, "second-" + (step - STEP), failed);
+					send(producer, topic, base + records++, "account-" + (step - STEP), "second-" + (step - STEP),
+							failed);
 				}
 				if (step >= 2 * STEP && step - 2 * STEP < keys) {
-					send(producer, topic, base + records++, step - 2 * STEP, null, failed);
+					send(producer, topic, base + records++, "account-" + (step - 2 * STEP), null, failed);
 				}
 			}
 		}
@@ -175,9 +176,9 @@ class RetentionBenchmark {
 		return records;
 	}
 
-	private static void send(KafkaProducer<byte[], byte[]> producer, String topic, long timestamp, int key,
+	private static void send(KafkaProducer<byte[], byte[]> producer, String topic, long timestamp, String key,
 			String value, AtomicLong failed) {
-		producer.send(new ProducerRecord<>(topic, null, timestamp, utf8("account-" + key),
+		producer.send(new ProducerRecord<>(topic, null, timestamp, utf8(key),
 				(value != null) ? utf8(value + "@example.com") : null), (metadata, exception) -> {
 					if (exception != null) {
 						failed.incrementAndGet();
@@ -409,12 +410,7 @@ class RetentionBenchmark {
 			for (long elapsed = 0; elapsed < IDLE.toNanos(); elapsed = System.nanoTime() - started) {
 				long timestamp = from + 1 + elapsed / 1_000_000;
 				String key = "trickle-" + timestamp + "-" + sent++;
-				producer.send(new ProducerRecord<>(topic, null, timestamp, utf8(key), utf8(key + "@example.com")),
-						(metadata, exception) -> {
-							if (exception != null) {
-								failed.incrementAndGet();
-							}
-						});
+				send(producer, topic, timestamp, key, key, failed);
 				newest.set(timestamp);
 				Thread.sleep(1000 / TRICKLE);
 			}
