@@ -63,7 +63,8 @@ def rocksdb_library():
 
 
 def samples(perf_data):
-    command = ['perf', 'script', '-i', perf_data, '-F', 'comm,pid,tid,ip,sym,dso']
+    # -G: one line per sample, also from a recording with call graphs (perf record -g)
+    command = ['perf', 'script', '-i', perf_data, '-G', '-F', 'comm,pid,tid,ip,sym,dso']
     return subprocess.run(command, capture_output=True, text=True, check=True).stdout
 
 
