@@ -15,20 +15,20 @@ import org.jspecify.annotations.Nullable;
  * Passes over a task's store a slice at a time: every {@link #INTERVAL} it reads the next entries in key order from
  * where the last slice ended, and at the end of the store it starts over. The sweep reads {@link #PACE} entries for
  * every entry the task's table may have added since the last slice, at most {@link #MAX_SLICE} a second, and at least
- * enough for a pass to span no more than a {@link #SPAN}th of the retention in stream time, or, until a pass has read
- * the whole store and while a rewrite waits, {@link #SLICE} a second: so a pass comes round however fast the task adds
- * entries (up to half of {@link #MAX_SLICE} new entries a second), a task whose stream time moves slowly reads little,
- * and the cost is bounded per second and per task, never a scan of the whole store at once. While the task writes
- * ({@link #BUSY_WRITES}), the same reads come in slices every {@link #BUSY_INTERVAL} instead, and a slice stops after
- * {@link #SLICE_TIME} whatever it has read, what it did not read owed to the next: so that no slice holds up the task's
- * records for long. Each entry a pass reads is first given to the {@link Rewrite} (erasure, which replaces or deletes
- * entries that name an erased key), then forgotten through the stage's table if retention lets it go at the task's
- * stream time. An entry is forgotten at most one pass over its store after it may be (docs/design.md, "Retention"); a
- * rewrite asked for is done by the end of the next full pass ("Erasure"). After a full pass during which the task put
- * nothing, no new pass starts until the task puts again or its stream time moves: it would forget nothing (an idle
- * task's store is not read over and over). With retention off, a pass starts only when a rewrite waits for one, and the
- * sweep is scheduled only then ({@link #wake}): an idle task is not made to commit every {@link #INTERVAL} for nothing
- * ({@link OnDemandPunctuation}).
+ * enough for a pass to span no more than a {@link #SPAN}th of the retention in stream time, or, during the first pass
+ * after the task starts and while a rewrite waits, {@link #SLICE} a second: so a pass comes round however fast the task
+ * adds entries (up to half of {@link #MAX_SLICE} new entries a second), a task whose stream time moves slowly reads
+ * little, and the cost is bounded per second and per task, never a scan of the whole store at once. While the task
+ * writes ({@link #BUSY_WRITES}), the same reads come in slices every {@link #BUSY_INTERVAL} instead, and a slice stops
+ * after {@link #SLICE_TIME} whatever it has read, what it did not read owed to the next: so that no slice holds up the
+ * task's records for long. Each entry a pass reads is first given to the {@link Rewrite} (erasure, which replaces or
+ * deletes entries that name an erased key), then forgotten through the stage's table if retention lets it go at the
+ * task's stream time. An entry is forgotten at most one pass over its store after it may be (docs/design.md,
+ * "Retention"); a rewrite asked for is done by the end of the next full pass ("Erasure"). After a full pass during
+ * which the task put nothing, no new pass starts until the task puts again or its stream time moves: it would forget
+ * nothing (an idle task's store is not read over and over). With retention off, a pass starts only when a rewrite waits
+ * for one, and the sweep is scheduled only then ({@link #wake}): an idle task is not made to commit every
+ * {@link #INTERVAL} for nothing ({@link OnDemandPunctuation}).
  * @param <V> the store's values
  */
 public final class Sweep<V> {
@@ -58,8 +58,10 @@ public final class Sweep<V> {
 	static final Duration SLICE_TIME = Duration.ofMillis(100);
 
 	/**
-	 * Entries read a second at least during a task's first pass, which learns how many entries its store holds, and
-	 * while a rewrite waits: about a tenth of a stage's per-second budget of store reads at full load.
+	 * Entries read a second at least during the first pass after a task starts, and while a rewrite waits: about a tenth
+	 * of a stage's per-second budget of store reads at full load. By the clock, not the stream time, because each start
+	 * begins a pass at the store's first key: a pass by the stream time may span days, and a task restarted more often
+	 * than that would never reach its store's last keys.
 	 */
 	static final int SLICE = 10_000;
 

@@ -424,7 +424,7 @@ class SweepTests {
 
 	/** The reads a store of {@code entries} asks for while a retention of 1,000 moves by {@code moved}. */
 	private static int reads(int entries, int moved) {
-		return (int) Math.ceil(Sweep.PACE * Sweep.SPAN * (double) entries * moved / 1_000);
+		return reads(entries, moved, 1_000);
 	}
 
 	/**
@@ -470,6 +470,46 @@ class SweepTests {
 		}
 		assertThat(keys).as("keys the task added").isGreaterThan(5_000);
 		assertThat(most).as("the most the store held, seed %d", seed).isLessThan(keys / 3);
+	}
+
+	/**
+	 * A pass by the stream time may span days of it (a quarter of a retention of a month), and a task that starts or
+	 * moves starts its sweep at the store's first key: were its first pass paced by the stream time too, a task
+	 * restarted every few days (a weekly deploy) would never reach the store's last keys. So each start's first pass
+	 * reads by the clock, and ends within the store's entries over {@link Sweep#SLICE} a second of it (docs/design.md,
+	 * "Retention").
+	 */
+	@Test
+	void shouldReadTheWholeStoreByTheClockAfterEachStartHoweverLongTheRetention() {
+		int retention = 1_000_000;
+		for (int i = 0; i < 500; i++) {
+			this.entries.put(String.format("key-%03d", i), (i % 2 == 0) ? 0L : 2_000_000L);
+		}
+		long streamTime = 2_000_000;
+		for (int start = 0; start < 3; start++) {
+			// the last task's cursor and counts go with it, as when Kafka Streams builds the processor anew
+			Sweep<Long> sweep = new Sweep<>(store(), this.table, new Retention(retention),
+					(timestamp, time) -> time - timestamp > retention, null, (slice) -> {
+					}, this.written::get, this.added::get, 50, () -> 0L);
+			int held = this.entries.size();
+			int read = 0;
+			for (int slice = 0; slice < (held + 49) / 50; slice++) {
+				// a millisecond of stream time a slice: by it alone, a pass over 500 entries would read 1 a slice
+				read += sweep.slice(++streamTime, 1).read();
+			}
+			assertThat(read).as("entries read by the first pass after start %d", start).isEqualTo(held);
+			assertThat(this.entries).as("after start %d", start).hasSize(250)
+				.allSatisfy((key, timestamp) -> assertThat(timestamp).isEqualTo(2_000_000L));
+			// while the task lives on, a pass by the stream time
+			assertThat(sweep.slice(++streamTime, 1).read()).as("after the first pass").isEqualTo(reads(250, 1, retention));
+			// the store's last key, forgettable from the next start on
+			this.entries.put("key-999", 0L);
+		}
+	}
+
+	/** The reads a store of {@code entries} asks for while a retention of {@code retention} moves by {@code moved}. */
+	private static int reads(int entries, int moved, int retention) {
+		return (int) Math.ceil(Sweep.PACE * Sweep.SPAN * (double) entries * moved / retention);
 	}
 
 	/** A key the store holds, at random. */
