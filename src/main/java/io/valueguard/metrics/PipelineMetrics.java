@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.valueguard.claims.ClaimRejection;
@@ -133,7 +134,8 @@ public class PipelineMetrics implements KeyStageEvents, ValueStageEvents {
 
 	/**
 	 * One store's sweep (retention and erasure): what it forgot, what it read, and how long its slices held up their
-	 * tasks' records, the cost a user weighs against the entries it saves.
+	 * tasks' records, the cost a user weighs against the entries it saves; and how much of the retention its passes
+	 * span, which says whether it keeps up (alert {@code ValueGuardSweepFallingBehind}).
 	 */
 	private static final class StoreSweep {
 
@@ -142,6 +144,8 @@ public class PipelineMetrics implements KeyStageEvents, ValueStageEvents {
 		private final Counter read;
 
 		private final Timer slices;
+
+		private final DistributionSummary span;
 
 		StoreSweep(MeterRegistry registry, String store) {
 			this.forgotten = Counter.builder("valueguard.entries.forgotten")
@@ -157,12 +161,21 @@ public class PipelineMetrics implements KeyStageEvents, ValueStageEvents {
 						+ "while it runs, by store")
 				.tag("store", store)
 				.register(registry);
+			// recorded at every slice, so that its recent maximum is the longest pass under way, ended or not: a
+			// pass that falls behind may never end
+			this.span = DistributionSummary.builder("valueguard.sweep.pass.span")
+				.description("The stream time the sweep's pass has spanned at each slice, as a share of "
+						+ "valueguard.retention, by store: at most a quarter while the sweep keeps up")
+				.baseUnit("ratio")
+				.tag("store", store)
+				.register(registry);
 		}
 
 		void swept(Sweep.Slice slice) {
 			this.forgotten.increment(slice.forgotten());
 			this.read.increment(slice.read());
 			this.slices.record(slice.nanos(), TimeUnit.NANOSECONDS);
+			this.span.record(slice.span());
 		}
 
 	}

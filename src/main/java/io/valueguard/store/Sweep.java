@@ -104,8 +104,13 @@ public final class Sweep<V> {
 	/**
 	 * What one slice did: the entries it read, those it forgot, and how long it held up its task's records.
 	 * @param nanos from the slice's first read to its last write into the table
+	 * @param span the stream time the pass this slice read has spanned so far, as a share of the retention: at most
+	 * {@code 1 / SPAN} while the sweep keeps up, a quarter (docs/design.md, "Retention"); 0 with retention off
 	 */
-	public record Slice(int read, int forgotten, long nanos) {
+	public record Slice(int read, int forgotten, long nanos, double span) {
+
+		/** A slice that read nothing. */
+		static final Slice NONE = new Slice(0, 0, 0, 0);
 
 	}
 
@@ -169,6 +174,9 @@ public final class Sweep<V> {
 
 	/** The stream time the last pass started at; none before the first. */
 	private long passStartedAt = Long.MIN_VALUE;
+
+	/** The first stream time the pass under way knew, which its span is measured from; negative before it knew one. */
+	private long passSpanFrom = -1;
 
 	/** The task has put entries since the last pass started. */
 	private boolean writtenSincePassStarted;
@@ -315,7 +323,7 @@ public final class Sweep<V> {
 		long reads = Math.min((long) Math.ceil(MAX_SLICE * share), Math.max(least(share, moved), PACE * additions));
 		// what earlier slices owe is never more than a second's most, so a slow store cannot pile it up
 		long target = Math.min(MAX_SLICE, reads + this.owed);
-		Slice slice = (target > 0) ? slice(streamTime, (int) target, start) : new Slice(0, 0, 0);
+		Slice slice = (target > 0) ? slice(streamTime, (int) target, start) : Slice.NONE;
 		this.owed = this.passing ? target - slice.read() : 0;
 		// the slice's own deletes and rewrites are not the task's: they would drive the next slice's pace
 		this.writtenBySliceEnd = this.written.getAsLong();
@@ -346,8 +354,14 @@ public final class Sweep<V> {
 
 	private Slice slice(long streamTime, int slice, long start) {
 		if (!this.passing && !startPass(streamTime)) {
-			return new Slice(0, 0, 0);
+			return Slice.NONE;
 		}
+		if (this.passSpanFrom < 0) {
+			// a task's stream time is unknown until its first record
+			this.passSpanFrom = streamTime;
+		}
+		double span = (this.forgettable != null && this.passSpanFrom >= 0)
+				? (streamTime - this.passSpanFrom) / (double) this.retention : 0;
 		long deadline = start + SLICE_TIME.toNanos();
 		int read = 0;
 		int forgot = 0;
@@ -370,7 +384,7 @@ public final class Sweep<V> {
 				this.rewrite.passEnded();
 			}
 		}
-		return new Slice(read, forgot, this.nanoTime.getAsLong() - start);
+		return new Slice(read, forgot, this.nanoTime.getAsLong() - start, span);
 	}
 
 	/**
@@ -430,6 +444,7 @@ public final class Sweep<V> {
 			return false;
 		}
 		this.passStartedAt = streamTime;
+		this.passSpanFrom = streamTime;
 		this.writtenSincePassStarted = false;
 		this.passEntries = entriesAtPassStart();
 		this.keptByThisPass = 0;

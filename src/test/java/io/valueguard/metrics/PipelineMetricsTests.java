@@ -28,9 +28,9 @@ class PipelineMetricsTests {
 
 	@Test
 	void shouldCountWhatEachStoresSweepReadAndForgotAndTimeItsSlices() {
-		this.metrics.ownersSwept(new Sweep.Slice(10_000, 120, 3_000_000));
-		this.metrics.ownersSwept(new Sweep.Slice(20_000, 0, 9_000_000));
-		this.metrics.bindingsSwept(new Sweep.Slice(10_000, 7, 2_000_000));
+		this.metrics.ownersSwept(new Sweep.Slice(10_000, 120, 3_000_000, 0.25));
+		this.metrics.ownersSwept(new Sweep.Slice(20_000, 0, 9_000_000, 0.05));
+		this.metrics.bindingsSwept(new Sweep.Slice(10_000, 7, 2_000_000, 0.125));
 
 		assertThat(sweep("valueguard.sweep.entries.read", "owners")).isEqualTo(30_000);
 		assertThat(sweep("valueguard.entries.forgotten", "owners")).isEqualTo(120);
@@ -39,6 +39,11 @@ class PipelineMetricsTests {
 		assertThat(owners.count()).isEqualTo(2);
 		assertThat(owners.max(TimeUnit.MILLISECONDS)).isEqualTo(9);
 		assertThat(owners.totalTime(TimeUnit.MILLISECONDS)).isEqualTo(12);
+		// the longest pass of late, ended or not
+		assertThat(this.registry.get("valueguard.sweep.pass.span").tag("store", "owners").summary().max())
+			.isEqualTo(0.25);
+		assertThat(this.registry.get("valueguard.sweep.pass.span").tag("store", "bindings").summary().max())
+			.isEqualTo(0.125);
 	}
 
 	private double sweep(String counter, String store) {

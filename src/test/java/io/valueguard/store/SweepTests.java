@@ -315,7 +315,7 @@ class SweepTests {
 				}, this.written::get, this.added::get, 2 * Sweep.CHUNK + Sweep.CHUNK / 2, () -> this.read.get() * nanosPerRead.get());
 
 		assertThat(sweep.slice(100, 1)).as("two chunks of the first slice's two and a half")
-			.isEqualTo(new Sweep.Slice(2 * Sweep.CHUNK, Sweep.CHUNK, (2 * Sweep.CHUNK + 1) * 60_000L));
+			.isEqualTo(new Sweep.Slice(2 * Sweep.CHUNK, Sweep.CHUNK, (2 * Sweep.CHUNK + 1) * 60_000L, 0));
 		assertThat(sweep.slice(100, 1).read()).as("stopped at its time again, owing more").isEqualTo(2 * Sweep.CHUNK);
 		assertThat(this.entries).as("every entry read acted on").hasSize(3 * Sweep.CHUNK);
 
@@ -420,6 +420,34 @@ class SweepTests {
 			.isEqualTo(reads(65, 10));
 		assertThat(sweep.slice(streamTime + 10 + 500, 1).read()).as("within the most a slice reads: the rest")
 			.isEqualTo(60 - reads(65, 10));
+	}
+
+	/**
+	 * Each slice says how much of the retention its pass has spanned in stream time, from the first stream time the pass
+	 * knew: what tells whether the sweep keeps up (at most a {@link Sweep#SPAN}th while it does).
+	 */
+	@Test
+	void shouldTellHowMuchOfTheRetentionItsPassHasSpanned() {
+		for (int i = 0; i < 10; i++) {
+			this.entries.put("key-" + i, 0L);
+		}
+		Sweep<Long> sweep = new Sweep<>(store(), this.table, new Retention(1_000),
+				(timestamp, streamTime) -> streamTime - timestamp > 1_000, null, (slice) -> {
+				}, this.written::get, this.added::get, 4, System::nanoTime);
+
+		// a task that has processed no record yet has no stream time: the pass's span starts at the first it knows
+		assertThat(sweep.slice(-1, 1).span()).isZero();
+		assertThat(sweep.slice(500, 1).span()).isZero();
+		assertThat(sweep.slice(750, 1).span()).as("the pass's last slice").isEqualTo(0.25);
+		// the next pass, by the stream time: 2 x 4 x 10 / 1,000 entries a millisecond
+		assertThat(sweep.slice(760, 1).span()).as("the next pass's first slice").isZero();
+		assertThat(sweep.slice(770, 1).span()).isEqualTo(0.01);
+		assertThat(sweep.slice(860, 1)).as("its last").extracting(Sweep.Slice::read, Sweep.Slice::span)
+			.containsExactly(8, 0.1);
+
+		Sweep<Long> off = new Sweep<>(store(), this.table, Retention.OFF, null, new NegateOdd(), (slice) -> {
+		}, this.written::get, this.added::get, 4, System::nanoTime);
+		assertThat(off.slice(5_000, 1).span()).as("retention off").isZero();
 	}
 
 	/** The reads a store of {@code entries} asks for while a retention of 1,000 moves by {@code moved}. */
