@@ -326,7 +326,7 @@ class HelmChartTests {
 		assertThat(monitor.getMetadata().getLabels()).containsEntry("release", "kube-prometheus-stack");
 		PrometheusRule rules = only(objects, PrometheusRule.class);
 		assertThat(rules.getSpec().getGroups()).singleElement()
-			.satisfies((group) -> assertThat(group.getRules()).hasSize(13));
+			.satisfies((group) -> assertThat(group.getRules()).hasSize(14));
 		ConfigMap dashboard = objects.stream()
 			.filter(ConfigMap.class::isInstance)
 			.map(ConfigMap.class::cast)
