@@ -244,24 +244,32 @@ class RetentionBenchmark {
 	}
 
 	/**
-	 * One store's sweep from the instance's metrics: slices, entries read, seconds spent, and the longest slice seen
-	 * (Micrometer's max covers the last minutes, so it is sampled while the instance runs).
+	 * One store's sweep from the instance's metrics: slices, entries read, seconds spent, the longest slice seen and the
+	 * widest share of the retention a pass spanned (Micrometer's max covers the last minutes, so both are sampled while
+	 * the instance runs).
 	 */
-	private record SweepFigures(double slices, double read, double seconds, double maxSeconds, long maxAtSecond) {
+	private record SweepFigures(double slices, double read, double seconds, double maxSeconds, long maxAtSecond,
+			double maxSpan) {
 
-		static SweepFigures of(Scrape scrape, String store, double maxSeconds, long maxAtSecond) {
+		static SweepFigures of(Scrape scrape, String store, double maxSeconds, long maxAtSecond, double maxSpan) {
 			String tag = "store=\"" + store + "\"";
 			return new SweepFigures(scrape.sum("valueguard_sweep_slices_seconds_count", tag).orElse(0),
 					scrape.sum("valueguard_sweep_entries_read_total", tag).orElse(0),
-					scrape.sum("valueguard_sweep_slices_seconds_sum", tag).orElse(0), maxSeconds, maxAtSecond);
+					scrape.sum("valueguard_sweep_slices_seconds_sum", tag).orElse(0), maxSeconds, maxAtSecond, maxSpan);
 		}
 
+		/** The longest slice of late, in seconds. */
 		static double max(Scrape scrape, String store) {
-			return scrape.values("valueguard_sweep_slices_seconds_max", "store=\"" + store + "\"")
-				.stream()
-				.mapToDouble(Double::doubleValue)
-				.max()
-				.orElse(0);
+			return max(scrape, "valueguard_sweep_slices_seconds_max", store);
+		}
+
+		/** The widest pass of late, ended or not, as a share of the retention. */
+		static double span(Scrape scrape, String store) {
+			return max(scrape, "valueguard_sweep_pass_span_ratio_max", store);
+		}
+
+		private static double max(Scrape scrape, String metric, String store) {
+			return scrape.values(metric, "store=\"" + store + "\"").stream().mapToDouble(Double::doubleValue).max().orElse(0);
 		}
 
 		String summary() {
@@ -269,10 +277,10 @@ class RetentionBenchmark {
 				return "no slice";
 			}
 			return String.format(Locale.ROOT, "%,.0f slices, %,.0f entries each, %.1f ms each (%.1f µs an entry), "
-					+ "longest %.1f ms (seen %d s after the start), %.1f s in all", this.slices,
-					this.read / this.slices, this.seconds * 1000 / this.slices,
+					+ "longest %.1f ms (seen %d s after the start), %.1f s in all; passes spanned up to %.2f of the "
+					+ "retention", this.slices, this.read / this.slices, this.seconds * 1000 / this.slices,
 					(this.read > 0) ? this.seconds * 1e6 / this.read : 0, this.maxSeconds * 1000, this.maxAtSecond,
-					this.seconds);
+					this.seconds, this.maxSpan);
 		}
 
 	}
@@ -305,8 +313,11 @@ class RetentionBenchmark {
 			// sample in sweep-<prefix>.csv: seconds since the start, then each store's longest slice of late
 			double[] longest = new double[2];
 			long[] longestAt = new long[2];
+			// and the widest share of the retention a pass of each store spanned
+			double[] widest = new double[2];
 			long startedAt = System.nanoTime();
-			StringBuilder samples = new StringBuilder("seconds,bindings_longest_ms,owners_longest_ms\n");
+			StringBuilder samples = new StringBuilder(
+					"seconds,bindings_longest_ms,owners_longest_ms,bindings_pass_span,owners_pass_span\n");
 			ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor();
 			sampler.scheduleWithFixedDelay(() -> {
 				try {
@@ -315,13 +326,16 @@ class RetentionBenchmark {
 					max[1] = Math.max(max[1], entries(scrape, "owners"));
 					long second = (System.nanoTime() - startedAt) / 1_000_000_000;
 					double[] now = { SweepFigures.max(scrape, "bindings"), SweepFigures.max(scrape, "owners") };
+					double[] span = { SweepFigures.span(scrape, "bindings"), SweepFigures.span(scrape, "owners") };
 					for (int store = 0; store < 2; store++) {
 						if (now[store] > longest[store]) {
 							longest[store] = now[store];
 							longestAt[store] = second;
 						}
+						widest[store] = Math.max(widest[store], span[store]);
 					}
-					samples.append(String.format(Locale.ROOT, "%d,%.1f,%.1f%n", second, now[0] * 1000, now[1] * 1000));
+					samples.append(String.format(Locale.ROOT, "%d,%.1f,%.1f,%.3f,%.3f%n", second, now[0] * 1000,
+							now[1] * 1000, span[0], span[1]));
 				}
 				catch (RuntimeException ex) {
 					// not answering yet
@@ -341,8 +355,8 @@ class RetentionBenchmark {
 					catchUp.threadLoads(instance.pid()));
 			// the sweep's figures until caught up, as the GC's below
 			Scrape caughtUp = new Scrape(instance.api().get("/actuator/prometheus").body());
-			SweepFigures bindingsSweep = SweepFigures.of(caughtUp, "bindings", longest[0], longestAt[0]);
-			SweepFigures ownersSweep = SweepFigures.of(caughtUp, "owners", longest[1], longestAt[1]);
+			SweepFigures bindingsSweep = SweepFigures.of(caughtUp, "bindings", longest[0], longestAt[0], widest[0]);
+			SweepFigures ownersSweep = SweepFigures.of(caughtUp, "owners", longest[1], longestAt[1], widest[1]);
 			Files.writeString(work.resolve("sweep-" + prefix + ".csv"), samples);
 			// read before the restart below starts the log again
 			GcLog gc = GcLog.read(BenchInstances.gcLogFile(work, prefix));
