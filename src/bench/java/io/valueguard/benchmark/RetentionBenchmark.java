@@ -260,16 +260,12 @@ class RetentionBenchmark {
 
 		/** The longest slice of late, in seconds. */
 		static double max(Scrape scrape, String store) {
-			return max(scrape, "valueguard_sweep_slices_seconds_max", store);
+			return scrape.max("valueguard_sweep_slices_seconds_max", "store=\"" + store + "\"").orElse(0);
 		}
 
 		/** The widest pass of late, ended or not, as a share of the retention. */
 		static double span(Scrape scrape, String store) {
-			return max(scrape, "valueguard_sweep_pass_span_ratio_max", store);
-		}
-
-		private static double max(Scrape scrape, String metric, String store) {
-			return scrape.values(metric, "store=\"" + store + "\"").stream().mapToDouble(Double::doubleValue).max().orElse(0);
+			return scrape.max("valueguard_sweep_pass_span_ratio_max", "store=\"" + store + "\"").orElse(0);
 		}
 
 		String summary() {

@@ -31,4 +31,8 @@ public record Scrape(String text) {
 				: OptionalDouble.of(values.stream().mapToDouble(Double::doubleValue).sum());
 	}
 
+	public OptionalDouble max(String name, String... labels) {
+		return values(name, labels).stream().mapToDouble(Double::doubleValue).max();
+	}
+
 }
