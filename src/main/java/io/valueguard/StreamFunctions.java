@@ -6,6 +6,7 @@ import io.valueguard.claims.KeyStageTopology;
 import io.valueguard.config.ValueGuardProperties;
 import io.valueguard.kafka.TopicProvisioner;
 import io.valueguard.messages.CommandBatch;
+import io.valueguard.messages.KeyPartitions;
 import io.valueguard.messages.RulingBell;
 import io.valueguard.messages.VerdictBatch;
 import io.valueguard.metrics.PipelineMetrics;
@@ -18,8 +19,9 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * The two stages as Spring Cloud Stream functions; each becomes its own Kafka Streams application. {@code keyStage}
- * takes the claims ({@code keyStage-in-0}) and batches of verdicts ({@code keyStage-in-1}) and returns bindings,
- * eviction events, batches of owner commands and dead letters ({@code keyStage-out-0} to {@code -out-3});
+ * takes the claims ({@code keyStage-in-0}), batches of verdicts ({@code keyStage-in-1}) and claims rerouted to their
+ * key's partition ({@code keyStage-in-2}) and returns bindings, eviction events, batches of owner commands, dead
+ * letters and claims to reroute ({@code keyStage-out-0} to {@code -out-4});
  * {@code valueStage} takes batches of owner commands ({@code valueStage-in-0}) and returns batches of verdicts
  * ({@code valueStage-out-0}). Destinations and serdes are binding settings, derived in {@code application.yml} from
  * {@code valueguard.topics.*}.
@@ -29,10 +31,11 @@ class StreamFunctions {
 
 	// The provisioner parameter makes sure every topic exists, with co-partitioning checked, before any binding.
 	@Bean
-	Function<KStream<byte[], byte[]>, Function<KStream<String, VerdictBatch>, KStream<?, ?>[]>> keyStage(
-			ValueGuardProperties properties, PipelineMetrics events, RulingBell rulingBell,
-			TopicProvisioner provisioner) {
-		return new KeyStageTopology(properties, events, rulingBell, provisioner.ownerCommandsPartitions());
+	Function<KStream<byte[], byte[]>, Function<KStream<String, VerdictBatch>, Function<KStream<byte[], byte[]>,
+			KStream<?, ?>[]>>> keyStage(ValueGuardProperties properties, PipelineMetrics events, RulingBell rulingBell,
+					TopicProvisioner provisioner) {
+		return new KeyStageTopology(properties, events, rulingBell, provisioner.claimsPartitions(),
+				provisioner.ownerCommandsPartitions());
 	}
 
 	@Bean
@@ -52,6 +55,12 @@ class StreamFunctions {
 	@Bean
 	StreamPartitioner<String, CommandBatch> commandPartitioner(TopicProvisioner provisioner) {
 		return CommandBatch.partitioner(provisioner.ownerCommandsPartitions());
+	}
+
+	/** The {@code keyStage-out-4} binding's partitioner: each rerouted claims record to its key's partition. */
+	@Bean
+	StreamPartitioner<byte[], byte[]> reroutePartitioner(TopicProvisioner provisioner) {
+		return KeyPartitions.byKey(provisioner.claimsPartitions());
 	}
 
 	/** The {@code valueStage-out-0} binding's partitioner: each batch of verdicts to its keys' claims partition. */

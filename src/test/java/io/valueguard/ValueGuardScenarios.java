@@ -222,6 +222,36 @@ abstract class ValueGuardScenarios {
 				.toList()).containsExactly(badge, null));
 	}
 
+	/**
+	 * A producer with another partitioner (librdkafka's default, say) puts a key's claim on a partition that is not
+	 * the key's; the same key's next claim comes through REST, on its own partition. Applied where each was read, the
+	 * key would hold both values, and lookups would not find the first: the first goes to the key's partition.
+	 */
+	@Test
+	void shouldApplyAKeysClaimsOnItsOwnPartitionWhicheverPartitionItsProducerChose() {
+		String ivy = "ivy-" + this.run;
+		String first = "desk-a-" + this.run;
+		String second = "desk-b-" + this.run;
+		int away = (io.valueguard.messages.KeyPartitions.of(ivy, 4) + 1) % 4;
+		this.kafka.send("valueguard.claims", away, utf8(ivy), utf8(first), System.currentTimeMillis());
+		await("ivy's binding found where lookups look").atMost(PATIENCE)
+			.until(() -> this.api.binding(ivy).status() == 200
+					&& first.equals(this.api.binding(ivy).json().get("value").asString()));
+
+		assertThat(this.api.claim(ivy, second).status()).isEqualTo(202);
+
+		await("ivy holds the second desk only").atMost(PATIENCE).untilAsserted(() -> {
+			assertThat(this.api.binding(ivy).json().get("value").asString()).isEqualTo(second);
+			assertThat(this.api.owner(second).json().get("key").asString()).isEqualTo(ivy);
+			assertThat(this.api.owner(first).status()).isEqualTo(404);
+		});
+		assertThat(this.kafka.readAll("valueguard.bindings")
+			.stream()
+			.filter((record) -> ivy.equals(text(record.key())))
+			.map((record) -> text(record.value()))
+			.toList()).containsExactly(first, second);
+	}
+
 	@Test
 	void shouldAnswerSynchronousClaimsWithTheRuling() {
 		String grace = "grace-" + this.run;

@@ -253,6 +253,61 @@ class ValueGuardTopologyTests {
 	}
 
 	/**
+	 * A key's claims are applied on its own partition only (Kafka's default partitioner): one read on another goes
+	 * there through the rerouted-claims topic, bytes, timestamp and headers as they came, with where it was read. The
+	 * driver has one partition, so the rerouted claim comes back to the partition it left, where it must not go round
+	 * again: to the DLQ, naming the claims topic's partition and offset, as any dead letter does.
+	 */
+	@Test
+	void shouldSendAClaimReadOnAnotherPartitionThanItsKeysToItsKeysPartition() {
+		AtomicInteger rerouted = new AtomicInteger();
+		io.valueguard.claims.KeyStageEvents counting = new io.valueguard.claims.KeyStageEvents() {
+
+			@Override
+			public void rerouted() {
+				rerouted.incrementAndGet();
+			}
+
+		};
+		String home = keyOnPartition(TopologyHarness.CLAIMS_PARTITION, 6);
+		String away = keyOnPartition(3, 6);
+		Map<String, Object> settings = Map.of("valueguard.store.type", this.storeType.name());
+		try (TopologyHarness sixPartitions = new TopologyHarness(TestProperties.of(settings), counting, 6)) {
+			sixPartitions.claim(home, "seat-1", 1_000).claim(away, "seat-2", 2_000);
+
+			assertThat(sixPartitions.reroutedRecords()).singleElement().satisfies((record) -> {
+				assertThat(record.key()).isEqualTo(utf8(away));
+				assertThat(record.value()).isEqualTo(utf8("seat-2"));
+				assertThat(record.timestamp()).isEqualTo(2_000);
+				assertThat(header(record, "valueguard.origin.topic")).isEqualTo("valueguard.claims");
+				assertThat(header(record, "valueguard.origin.partition")).isEqualTo("0");
+				assertThat(header(record, "valueguard.origin.offset")).isEqualTo("1");
+			});
+			assertThat(sixPartitions.dlqRecords()).singleElement().satisfies((record) -> {
+				assertThat(header(record, "valueguard.dlq.reason")).isEqualTo("WRONG_PARTITION");
+				assertThat(header(record, "valueguard.dlq.topic")).isEqualTo("valueguard.claims");
+				assertThat(header(record, "valueguard.dlq.partition")).isEqualTo("0");
+				assertThat(header(record, "valueguard.dlq.offset")).isEqualTo("1");
+				assertThat(record.key()).isEqualTo(utf8(away));
+				assertThat(record.value()).isEqualTo(utf8("seat-2"));
+			});
+			assertThat(sixPartitions.boundValues()).containsExactly(Map.entry(home, "seat-1"));
+			assertThat(sixPartitions.heldValues()).containsExactly(Map.entry("seat-1", home));
+			assertThat(rerouted).hasValue(1);
+		}
+	}
+
+	/** A key that Kafka's default partitioner puts on {@code partition} of {@code partitions}. */
+	private static String keyOnPartition(int partition, int partitions) {
+		for (int candidate = 0;; candidate++) {
+			String key = "key-" + candidate;
+			if (io.valueguard.messages.KeyPartitions.of(key, partitions) == partition) {
+				return key;
+			}
+		}
+	}
+
+	/**
 	 * Only ValueGuard writes its internal topics, but a foreign record there (a mirror tool, a mistyped producer) must
 	 * not kill a stream thread: replayed after every restart, it would stop the stage for good.
 	 */

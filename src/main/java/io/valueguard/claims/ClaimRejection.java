@@ -24,7 +24,10 @@ public enum ClaimRejection {
 
 	KEY_BEING_ERASED("the key's name is being erased; claim it again once the erasure is done"),
 
-	ERASE_NOT_TOMBSTONE("a record with the header valueguard.erase must be a tombstone (a null value)");
+	ERASE_NOT_TOMBSTONE("a record with the header valueguard.erase must be a tombstone (a null value)"),
+
+	WRONG_PARTITION("the record is on a partition of ValueGuard's internal rerouted-claims topic that is not its key's: "
+			+ "something other than ValueGuard wrote it there, or the topic's partitions changed");
 
 	private final String description;
 

@@ -18,6 +18,10 @@ public interface KeyStageEvents {
 	default void keyStage(KeyStage.Outcome outcome) {
 	}
 
+	/** A claims record arrived on another partition than its key's and was sent on to its key's partition. */
+	default void rerouted() {
+	}
+
 	/** A slice of the sweep over the bindings store read and forgot entries (retention, docs/design.md). */
 	default void bindingsSwept(Sweep.Slice slice) {
 	}

@@ -19,22 +19,41 @@ import io.valueguard.store.PromptCommits;
 import io.valueguard.store.Retention;
 import io.valueguard.store.StageStores;
 import io.valueguard.store.WriteBehindTable;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.ProcessorSupplier;
 import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.processor.api.RecordMetadata;
 import org.apache.kafka.streams.state.StoreBuilder;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Runs {@link KeyStage} in a stream task, over the task's partition of the {@code bindings} store. Its input is the
- * raw records of the claims topic, which it validates, and {@link Feedback} (verdict batches) from the value stage; it forwards each
- * output to the node named for it ({@link #TO_BINDINGS} and the others), which leads to that output's topic.
+ * raw records of the claims topic and of the rerouted-claims topic, which it validates and applies where their key
+ * belongs ({@link Placement}), and {@link Feedback} (verdict batches) from the value stage; it forwards each output to
+ * the node named for it ({@link #TO_BINDINGS} and the others), which leads to that output's topic.
  */
 final class KeyStageProcessor implements Processor<Object, Object, Object, Object> {
 
+	private static final Log logger = LogFactory.getLog(KeyStageProcessor.class);
+
 	/** A batch of verdicts from the value stage; null only when a foreign producer wrote a record without a value. */
 	record Feedback(@Nullable VerdictBatch batch) {
+
+	}
+
+	/**
+	 * Where a key's claims belong: the partition Kafka's default partitioner gives its key, over the claims topic's
+	 * partitions, which is where lookups, REST writes and erasures find the key. A claim read anywhere else goes
+	 * there through {@code reroutedTopic} (docs/design.md, "Claims on another partition than their key's").
+	 */
+	record Placement(int claimsPartitions, String reroutedTopic) {
+
+		boolean home(byte[] key, int partition) {
+			return this.claimsPartitions == 1 || KeyPartitions.of(key, this.claimsPartitions) == partition;
+		}
 
 	}
 
@@ -50,6 +69,9 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 	/** The node to the DLQ: invalid claims records, bytes as they came, the reason in headers. */
 	static final String TO_DLQ = "to-dlq";
 
+	/** The node to the rerouted-claims topic: claims records read on another partition than their key's. */
+	static final String TO_REROUTED = "to-rerouted";
+
 	/** Name of the key stage's store: key to its current claim. */
 	static final String STORE = "bindings";
 
@@ -61,7 +83,7 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 
 	static ProcessorSupplier<Object, Object, Object, Object> supplier(ClaimValidator validator,
 			KeyStageEvents events, RulingBell bell, ValueGuardProperties.Store settings, ClaimPolicy policy,
-			Retention retention, int commandPartitions, @Nullable Duration promptCommitInterval) {
+			Retention retention, Placement placement, int commandPartitions, @Nullable Duration promptCommitInterval) {
 		StageStores<KeyClaim, CommandBatch.Entry> stores = StageStores.of(settings.type().supplier(STORE),
 				new KeyClaim.Serde(), settings.recentEntries(), OUTBOX, settings.compaction());
 		CommitThrottle promptCommits = new CommitThrottle(promptCommitInterval);
@@ -69,8 +91,8 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 
 			@Override
 			public Processor<Object, Object, Object, Object> get() {
-				return new KeyStageProcessor(stores, validator, events, bell, policy, retention, commandPartitions,
-						new PromptCommits(promptCommits));
+				return new KeyStageProcessor(stores, validator, events, bell, policy, retention, placement,
+						commandPartitions, new PromptCommits(promptCommits));
 			}
 
 			@Override
@@ -93,6 +115,8 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 
 	private final Retention retention;
 
+	private final Placement placement;
+
 	private final int commandPartitions;
 
 	private final PromptCommits promptCommits;
@@ -106,15 +130,19 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 
 	private @Nullable Outbox<CommandBatch.Entry> outbox;
 
+	/** Whether this task said that claims arrive on partitions other than their keys': the log says it once. */
+	private boolean warnedRerouting;
+
 	private KeyStageProcessor(StageStores<KeyClaim, CommandBatch.Entry> stores, ClaimValidator validator,
-			KeyStageEvents events, RulingBell bell, ClaimPolicy policy, Retention retention, int commandPartitions,
-			PromptCommits promptCommits) {
+			KeyStageEvents events, RulingBell bell, ClaimPolicy policy, Retention retention, Placement placement,
+			int commandPartitions, PromptCommits promptCommits) {
 		this.stores = stores;
 		this.validator = validator;
 		this.events = events;
 		this.bell = bell;
 		this.policy = policy;
 		this.retention = retention;
+		this.placement = placement;
 		this.commandPartitions = commandPartitions;
 		this.promptCommits = promptCommits;
 	}
@@ -150,6 +178,10 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 			return;
 		}
 		int partition = this.context.taskId().partition();
+		if (!this.placement.home((byte[]) record.key(), partition)) {
+			reroute(record);
+			return;
+		}
 		if (ClaimHeaders.isErasure(record.headers())) {
 			if (validation.value() != null) {
 				deadLetter(record, ClaimRejection.ERASE_NOT_TOMBSTONE);
@@ -185,10 +217,36 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 		}
 	}
 
+	/**
+	 * Sends a claims record read on another partition than its key's to its key's partition, where the key's other
+	 * records are applied: a key applied on two partitions could hold two values, and lookups would not find it.
+	 */
+	private void reroute(Record<Object, Object> record) {
+		RecordMetadata source = this.context.recordMetadata().orElse(null);
+		if (source == null || this.placement.reroutedTopic().equals(source.topic())) {
+			// it was sent to its key's partition already and is not there: never round again
+			deadLetter(record, ClaimRejection.WRONG_PARTITION);
+			return;
+		}
+		this.events.rerouted();
+		if (!this.warnedRerouting) {
+			this.warnedRerouting = true;
+			logger.warn("Claims arrive on partitions of '" + source.topic() + "' other than their keys' (the first at "
+					+ "partition " + source.partition() + ", offset " + source.offset() + ", its key's partition "
+					+ KeyPartitions.of((byte[]) record.key(), this.placement.claimsPartitions()) + "): each goes to its "
+					+ "key's partition through '" + this.placement.reroutedTopic() + "', a record and a commit more. "
+					+ "Producers that partition by Kafka's default partitioner (murmur2 of the key; librdkafka: "
+					+ "partitioner=murmur2_random) spare it (valueguard_claims_rerouted_total counts them)");
+		}
+		this.context.forward(record.withHeaders(DeadLetterHeaders.rerouted(record.headers(), source)), TO_REROUTED);
+	}
+
 	private void deadLetter(Record<Object, Object> record, ClaimRejection rejection) {
 		this.events.rejected(rejection);
-		this.context.forward(record.withHeaders(DeadLetterHeaders.of(record.headers(), rejection,
-				this.context.recordMetadata().orElse(null))), TO_DLQ);
+		RecordMetadata source = this.context.recordMetadata().orElse(null);
+		boolean rerouted = source != null && this.placement.reroutedTopic().equals(source.topic());
+		this.context.forward(record.withHeaders(DeadLetterHeaders.of(record.headers(), rejection, source, rerouted)),
+				TO_DLQ);
 	}
 
 	private void applyVerdicts(Record<Object, Object> record, @Nullable VerdictBatch batch) {

@@ -85,6 +85,14 @@ public record ValueGuardProperties(@DefaultValue("valueguard") @NotBlank String 
 	}
 
 	/**
+	 * Internal topic of claims records that arrived on another partition than their key's, each written to its
+	 * key's partition (Kafka's default partitioner); partitioned like the claims.
+	 */
+	public String reroutedClaimsTopic() {
+		return this.applicationId + "-rerouted-claims";
+	}
+
+	/**
 	 * @param claims input, keyed by owner key; a null value gives up what the key holds
 	 * @param bindings output, compacted: key to the value it holds now
 	 * @param evictions output: one JSON event per eviction, keyed by the evicted key

@@ -30,10 +30,10 @@ import org.springframework.kafka.core.KafkaAdmin;
 import org.springframework.stereotype.Component;
 
 /**
- * Creates every topic ValueGuard needs at start-up and checks the ones that exist. The claims topic and the eviction
- * feedback topic feed one stream task per partition, so they must have the same partition count: the feedback
- * topic is created with the claims topic's count, and a mismatch stops start-up with a clear message instead of a
- * rebalance failure later.
+ * Creates every topic ValueGuard needs at start-up and checks the ones that exist. The claims topic, the eviction
+ * feedback topic and the rerouted-claims topic feed one stream task per partition, so they must have the same
+ * partition count: the internal two are created with the claims topic's count, and a mismatch stops start-up with a
+ * clear message instead of a rebalance failure later.
  */
 @Component
 public class TopicProvisioner {
@@ -93,20 +93,11 @@ public class TopicProvisioner {
 			.toString();
 		this.clusterId = Objects.requireNonNullElse(await(admin.describeCluster().clusterId(), "read the cluster's id"),
 				"");
-		String feedback = this.properties.evictionFeedbackTopic();
-		Optional<TopicDescription> existingFeedback = describe(admin, feedback);
-		if (existingFeedback.isPresent()) {
-			int feedbackPartitions = existingFeedback.get().partitions().size();
-			if (feedbackPartitions != claimsPartitions) {
-				throw new IllegalStateException(("Topic '%s' has %d partitions but the claims topic '%s' has %d. They "
-						+ "must match: evictions go back to the partition that holds the key. Delete '%s' (it holds "
-						+ "only in-flight verdicts; stop every instance first) or change valueguard.application-id.")
-					.formatted(feedback, feedbackPartitions, topics.claims(), claimsPartitions, feedback));
-			}
-		}
-		else {
-			create(admin, feedback, claimsPartitions, Map.of());
-		}
+		ensureCoPartitioned(admin, this.properties.evictionFeedbackTopic(), claimsPartitions,
+				"evictions go back to the partition that holds the key", "in-flight verdicts");
+		ensureCoPartitioned(admin, this.properties.reroutedClaimsTopic(), claimsPartitions,
+				"a claim that arrived on another partition than its key's goes to its key's partition",
+				"claims on their way to their key's partition");
 		this.ownerCommandsPartitions = describe(admin, this.properties.ownerCommandsTopic())
 			.map((d) -> d.partitions().size())
 			.orElseGet(() -> create(admin, this.properties.ownerCommandsTopic(), topics.partitions(), Map.of()));
@@ -116,6 +107,25 @@ public class TopicProvisioner {
 		ensure(admin, topics.evictions(), topics.partitions(), Map.of());
 		ensure(admin, topics.dlq(), topics.partitions(), Map.of());
 		return claimsPartitions;
+	}
+
+	/**
+	 * Creates an internal topic that feeds the key stage's tasks beside the claims topic, with the claims topic's
+	 * partition count, or checks the count of one that exists: a mismatch stops start-up with what to do.
+	 */
+	private void ensureCoPartitioned(Admin admin, String topic, int claimsPartitions, String why, String holds) {
+		Optional<TopicDescription> existing = describe(admin, topic);
+		if (existing.isEmpty()) {
+			create(admin, topic, claimsPartitions, Map.of());
+			return;
+		}
+		int partitions = existing.get().partitions().size();
+		if (partitions != claimsPartitions) {
+			throw new IllegalStateException(("Topic '%s' has %d partitions but the claims topic '%s' has %d. They must "
+					+ "match: %s. Delete '%s' (it holds only %s; stop every instance first) or change "
+					+ "valueguard.application-id.")
+				.formatted(topic, partitions, this.properties.topics().claims(), claimsPartitions, why, topic, holds));
+		}
 	}
 
 	/**

@@ -39,6 +39,8 @@ public class PipelineMetrics implements KeyStageEvents, ValueStageEvents {
 
 	private final Timer evictionLatency;
 
+	private final Counter rerouted;
+
 	private final Map<ClaimPolicy, Counter> foreignRules = new EnumMap<>(ClaimPolicy.class);
 
 	private final StoreSweep bindingsSweep;
@@ -83,6 +85,10 @@ public class PipelineMetrics implements KeyStageEvents, ValueStageEvents {
 		}
 		this.bindingsSweep = new StoreSweep(registry, "bindings");
 		this.ownersSweep = new StoreSweep(registry, "owners");
+		this.rerouted = Counter.builder("valueguard.claims.rerouted")
+			.description("Claims records that arrived on another partition than their key's (a producer that does "
+					+ "not partition by Kafka's default partitioner) and were sent on to their key's partition")
+			.register(registry);
 		this.evictionLatency = Timer.builder("valueguard.eviction.latency")
 			.description("From the claim that decided an eviction to the eviction taking effect")
 			.publishPercentileHistogram()
@@ -99,6 +105,11 @@ public class PipelineMetrics implements KeyStageEvents, ValueStageEvents {
 	@Override
 	public void keyStage(KeyStage.Outcome outcome) {
 		this.keyStage.get(outcome).increment();
+	}
+
+	@Override
+	public void rerouted() {
+		this.rerouted.increment();
 	}
 
 	@Override

@@ -57,12 +57,16 @@ class KeyStageProcessorTests {
 
 	private final RulingBell bell = new RulingBell();
 
+	/** One claims partition: every key is at home wherever these tests read it. */
+	private static final KeyStageProcessor.Placement ANY_PARTITION = new KeyStageProcessor.Placement(1,
+			"valueguard-rerouted-claims");
+
 	KeyStageProcessorTests() {
 		ValueGuardProperties properties = TestProperties.of(Map.of());
 		this.bell.listen(() -> this.heardAtRing.add(this.claims.get("ann")));
 		this.supplier = KeyStageProcessor.supplier(
 				new ClaimValidator(properties.limits(), ClaimFormat.of(properties.claims())), KeyStageEvents.NONE,
-				this.bell, properties.store(), properties.policy(), Retention.OFF, 6, null);
+				this.bell, properties.store(), properties.policy(), Retention.OFF, ANY_PARTITION, 6, null);
 	}
 
 	@BeforeEach
@@ -189,7 +193,7 @@ class KeyStageProcessorTests {
 			.of(Map.of("valueguard.streams.prompt-commit-interval", "20ms"));
 		ProcessorSupplier<Object, Object, Object, Object> supplier = KeyStageProcessor.supplier(
 				new ClaimValidator(properties.limits(), ClaimFormat.of(properties.claims())), KeyStageEvents.NONE,
-				this.bell, properties.store(), properties.policy(), Retention.OFF, 6,
+				this.bell, properties.store(), properties.policy(), Retention.OFF, ANY_PARTITION, 6,
 				properties.streams().promptCommitInterval());
 		ProcessorContext<Object, Object> context = context(0);
 		Processor<Object, Object, Object, Object> processor = supplier.get();

@@ -39,7 +39,8 @@ import static org.awaitility.Awaitility.await;
 class TopicProvisionerIntegrationTests {
 
 	@Test
-	void shouldCreateEveryTopicWithFeedbackPartitionedLikeExistingClaims(EmbeddedKafkaBroker broker) throws Exception {
+	void shouldCreateEveryTopicWithTheKeyStagesInternalTopicsPartitionedLikeExistingClaims(EmbeddedKafkaBroker broker)
+			throws Exception {
 		ValueGuardProperties properties = properties("first");
 		try (Admin admin = admin(broker)) {
 			admin.createTopics(List.of(new NewTopic(properties.topics().claims(), 3, (short) 1))).all().get();
@@ -50,11 +51,12 @@ class TopicProvisionerIntegrationTests {
 			// metadata of new topics reaches every broker component shortly after creation
 			await("topics described").atMost(Duration.ofSeconds(30)).ignoreExceptions().untilAsserted(() -> {
 				Map<String, TopicDescription> topics = admin.describeTopics(Set.of(properties.evictionFeedbackTopic(),
-						properties.ownerCommandsTopic(), properties.topics().bindings(), properties.topics().evictions(),
+						properties.reroutedClaimsTopic(), properties.ownerCommandsTopic(), properties.topics().bindings(), properties.topics().evictions(),
 						properties.topics().dlq()))
 					.allTopicNames()
 					.get();
 				assertThat(topics.get(properties.evictionFeedbackTopic()).partitions()).hasSize(3);
+				assertThat(topics.get(properties.reroutedClaimsTopic()).partitions()).hasSize(3);
 				assertThat(topics.get(properties.ownerCommandsTopic()).partitions()).hasSize(6);
 				ConfigResource bindings = new ConfigResource(ConfigResource.Type.TOPIC, properties.topics().bindings());
 				assertThat(admin.describeConfigs(List.of(bindings)).all().get().get(bindings).get("cleanup.policy").value())
@@ -76,6 +78,22 @@ class TopicProvisionerIntegrationTests {
 		assertThatIllegalStateException().isThrownBy(() -> new TopicProvisioner(properties, kafkaAdmin(broker)))
 			.withMessageContaining("'second-eviction-feedback' has 2 partitions")
 			.withMessageContaining("'second.claims' has 4");
+	}
+
+	@Test
+	void shouldFailFastWhenReroutedClaimsTopicBreaksCoPartitioning(EmbeddedKafkaBroker broker) throws Exception {
+		ValueGuardProperties properties = properties("fifth");
+		try (Admin admin = admin(broker)) {
+			admin.createTopics(List.of(new NewTopic(properties.topics().claims(), 4, (short) 1),
+					new NewTopic(properties.reroutedClaimsTopic(), 6, (short) 1)))
+				.all()
+				.get();
+		}
+
+		assertThatIllegalStateException().isThrownBy(() -> new TopicProvisioner(properties, kafkaAdmin(broker)))
+			.withMessageContaining("'fifth-rerouted-claims' has 6 partitions")
+			.withMessageContaining("'fifth.claims' has 4")
+			.withMessageContaining("goes to its key's partition");
 	}
 
 	@Test

@@ -7,7 +7,9 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
+import java.util.Set;
 
 import io.valueguard.claims.EvictionEvent;
 import io.valueguard.claims.EvictionEventSerde;
@@ -55,6 +57,9 @@ public final class TopologyHarness implements AutoCloseable {
 	/** The driver has one partition per topic. */
 	private static final int COMMAND_PARTITIONS = 1;
 
+	/** The driver's one partition of the claims topic, the partition of every record piped in. */
+	public static final int CLAIMS_PARTITION = 0;
+
 	private final ValueGuardProperties properties;
 
 	private final TopologyTestDriver driver;
@@ -75,6 +80,8 @@ public final class TopologyHarness implements AutoCloseable {
 
 	private final TestOutputTopic<byte[], byte[]> dlq;
 
+	private final TestOutputTopic<byte[], byte[]> rerouted;
+
 	private final TestOutputTopic<String, CommandBatch> commandBatches;
 
 	private final TestOutputTopic<String, VerdictBatch> verdictBatches;
@@ -88,15 +95,27 @@ public final class TopologyHarness implements AutoCloseable {
 		this(TestProperties.defaults(), KeyStageEvents.NONE);
 	}
 
-	@SuppressWarnings("unchecked")
 	public TopologyHarness(ValueGuardProperties properties, KeyStageEvents events) {
+		this(properties, events, 1);
+	}
+
+	/**
+	 * @param claimsPartitions the partition count the key stage counts a key's partition over: with more than one, a
+	 * claim whose key belongs on another partition than the driver's {@link #CLAIMS_PARTITION} is rerouted, and comes
+	 * back to that same partition from the rerouted-claims topic
+	 */
+	@SuppressWarnings("unchecked")
+	public TopologyHarness(ValueGuardProperties properties, KeyStageEvents events, int claimsPartitions) {
 		this.properties = properties;
 		StreamsBuilder builder = new StreamsBuilder();
 		// the function beans themselves, with their outputs written where the binding configuration sends them
-		KStream<?, ?>[] keyOutputs = new KeyStageTopology(properties, events, this.bell, COMMAND_PARTITIONS)
+		KStream<?, ?>[] keyOutputs = new KeyStageTopology(properties, events, this.bell, claimsPartitions,
+				COMMAND_PARTITIONS)
 			.apply(builder.stream(properties.topics().claims(), Consumed.with(Serdes.ByteArray(), Serdes.ByteArray())))
 			.apply(builder.stream(properties.evictionFeedbackTopic(),
-					Consumed.with(Serdes.String(), new VerdictBatch.Serde())));
+					Consumed.with(Serdes.String(), new VerdictBatch.Serde())))
+			.apply(builder.stream(properties.reroutedClaimsTopic(),
+					Consumed.with(Serdes.ByteArray(), Serdes.ByteArray())));
 		((KStream<String, String>) keyOutputs[KeyStageTopology.BINDINGS]).to(properties.topics().bindings(),
 				Produced.with(Serdes.String(), Serdes.String()));
 		((KStream<String, EvictionEvent>) keyOutputs[KeyStageTopology.EVICTIONS]).to(properties.topics().evictions(),
@@ -106,6 +125,10 @@ public final class TopologyHarness implements AutoCloseable {
 					.withStreamPartitioner(CommandBatch.partitioner(COMMAND_PARTITIONS)));
 		((KStream<byte[], byte[]>) keyOutputs[KeyStageTopology.DLQ]).to(properties.topics().dlq(),
 				Produced.with(Serdes.ByteArray(), Serdes.ByteArray()));
+		// the driver's one partition: a rerouted claim comes back where it was read
+		((KStream<byte[], byte[]>) keyOutputs[KeyStageTopology.REROUTED]).to(properties.reroutedClaimsTopic(),
+				Produced.with(Serdes.ByteArray(), Serdes.ByteArray())
+					.withStreamPartitioner((topic, key, value, partitions) -> Optional.of(Set.of(CLAIMS_PARTITION))));
 		new ValueStageTopology(properties, io.valueguard.owners.ValueStageEvents.NONE, this.bell)
 			.apply(builder.stream(properties.ownerCommandsTopic(),
 					Consumed.with(Serdes.String(), new CommandBatch.Serde())))
@@ -132,6 +155,8 @@ public final class TopologyHarness implements AutoCloseable {
 		this.evictions = this.driver.createOutputTopic(properties.topics().evictions(), new StringDeserializer(),
 				new EvictionEventSerde().deserializer());
 		this.dlq = this.driver.createOutputTopic(properties.topics().dlq(), new ByteArrayDeserializer(),
+				new ByteArrayDeserializer());
+		this.rerouted = this.driver.createOutputTopic(properties.reroutedClaimsTopic(), new ByteArrayDeserializer(),
 				new ByteArrayDeserializer());
 		this.commandBatches = this.driver.createOutputTopic(properties.ownerCommandsTopic(), new StringDeserializer(),
 				new CommandBatch.Serde().deserializer());
@@ -250,6 +275,11 @@ public final class TopologyHarness implements AutoCloseable {
 
 	public List<TestRecord<byte[], byte[]>> dlqRecords() {
 		return this.dlq.readRecordsToList();
+	}
+
+	/** Claims records the key stage sent to the rerouted-claims topic since the last call. */
+	public List<TestRecord<byte[], byte[]>> reroutedRecords() {
+		return this.rerouted.readRecordsToList();
 	}
 
 	/** The bindings store read as key to bound value. */
