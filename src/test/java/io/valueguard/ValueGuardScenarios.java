@@ -459,7 +459,8 @@ abstract class ValueGuardScenarios {
 				ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class,
 				ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class))) {
 			// the key stage's inputs: an assignment outside the subscription would make the intruder rejoin
-			intruder.subscribe(List.of(this.properties.topics().claims(), this.properties.evictionFeedbackTopic()));
+			intruder.subscribe(List.of(this.properties.topics().claims(), this.properties.evictionFeedbackTopic(),
+					this.properties.reroutedClaimsTopic()));
 			await("the intruder holds the stream thread's membership").atMost(PATIENCE).until(() -> {
 				intruder.poll(Duration.ofMillis(100));
 				return !intruder.assignment().isEmpty();

@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.zip.CRC32;
 
 import io.valueguard.support.InputRecord;
 import io.valueguard.support.ReferenceModel;
@@ -19,9 +20,15 @@ import org.jspecify.annotations.Nullable;
  * A claims topic that the applications of a benchmark read from its start: {@code claims} records of random keys
  * among {@code keys} for random values among {@code values}, 8% tombstones, timestamps a tenth of a millisecond apart
  * up to now and jittered by a second either way (so that some claims arrive out of order), and the guarantee the
- * applications run with.
+ * applications run with. With {@code -Dvalueguard.bench.partitioner=crc32} the claims go where librdkafka's default
+ * partitioner puts them (CRC32 of the key), not where Kafka's does (murmur2): most keys on another partition than
+ * theirs, which ValueGuard reroutes.
  */
 record Workload(String topic, int claims, int keys, int values, int partitions, String guarantee) {
+
+	/** Whether the claims are partitioned as librdkafka's default partitioner does, not as Kafka's. */
+	static final boolean CRC32_PARTITIONER = "crc32".equals(System.getProperty("valueguard.bench.partitioner",
+			"murmur2"));
 
 	/**
 	 * At-least-once commits every 30 s, so committed offsets would mostly measure the commit interval: then
@@ -50,7 +57,8 @@ record Workload(String topic, int claims, int keys, int values, int partitions, 
 				byte[] value = (random.nextInt(100) < 8) ? null
 						: ("value-" + random.nextInt(this.values)).getBytes(StandardCharsets.UTF_8);
 				long timestamp = base + i / 10 - 1_000 + random.nextInt(2_000);
-				producer.send(new ProducerRecord<>(this.topic, null, timestamp, key, value));
+				Integer partition = CRC32_PARTITIONER ? crc32Partition(key) : null;
+				producer.send(new ProducerRecord<>(this.topic, partition, timestamp, key, value));
 				if (model != null) {
 					model.apply(new InputRecord(new String(key, StandardCharsets.UTF_8),
 							(value != null) ? new String(value, StandardCharsets.UTF_8) : null, timestamp));
@@ -59,6 +67,13 @@ record Workload(String topic, int claims, int keys, int values, int partitions, 
 			producer.flush();
 		}
 		return (System.nanoTime() - start) / 1_000_000;
+	}
+
+	/** The partition librdkafka's default partitioner ({@code consistent_random}) gives a key. */
+	private int crc32Partition(byte[] key) {
+		CRC32 crc = new CRC32();
+		crc.update(key);
+		return (int) (crc.getValue() % this.partitions);
 	}
 
 }
