@@ -15,6 +15,9 @@
 #       Defaults: 300000 100000 50000 6 exactly_once_v2.
 #       BENCH_OPTS passes more: -Dvalueguard.bench.settings=1,3 runs only those rows; -Dvalueguard.bench.rounds=5
 #       runs each row five times, baseline and ValueGuard alternating, and reports the median ratio;
+#       -Dvalueguard.bench.partitioner=crc32 writes the claims where librdkafka's default partitioner puts them, most
+#       on another partition than their key's, which ValueGuard reroutes (docs/benchmarks.md, "Claims from a producer
+#       with another partitioner");
 #       -Dvalueguard.bench.jfr=true records a JDK Flight Recorder profile of each application into
 #       target/benchmark/<time>/; -Dvalueguard.bench.perf=true readies a run under `perf record` for
 #       scripts/perf-summary.py (native code included: docs/benchmarks.md, "Where a claim's time goes"); -Dvalueguard.bench.valueguard-arguments="--name=value ..." gives every ValueGuard

@@ -27,6 +27,17 @@ class PipelineMetricsTests {
 	}
 
 	@Test
+	void shouldCountClaimsReroutedToTheirKeysPartitionFromZero() {
+		// registered before any claim, so that the dashboard's series exists while every producer partitions by murmur2
+		assertThat(this.registry.get("valueguard.claims.rerouted").counter().count()).isZero();
+
+		this.metrics.rerouted();
+		this.metrics.rerouted();
+
+		assertThat(this.registry.get("valueguard.claims.rerouted").counter().count()).isEqualTo(2);
+	}
+
+	@Test
 	void shouldCountWhatEachStoresSweepReadAndForgotAndTimeItsSlices() {
 		this.metrics.ownersSwept(new Sweep.Slice(10_000, 120, 3_000_000, 0.25));
 		this.metrics.ownersSwept(new Sweep.Slice(20_000, 0, 9_000_000, 0.05));
