@@ -1,5 +1,7 @@
 package io.valueguard.api;
 
+import java.util.Objects;
+
 import io.valueguard.claims.ClaimPublisher;
 import io.valueguard.routing.AnswerHeaders;
 import io.valueguard.routing.ProblemTypes;
@@ -8,6 +10,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.beans.TypeMismatchException;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
@@ -17,6 +20,7 @@ import org.springframework.http.converter.HttpMessageNotReadableException;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
 import org.springframework.web.context.request.WebRequest;
+import org.springframework.web.method.annotation.MethodArgumentTypeMismatchException;
 import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExceptionHandler;
 
 /**
@@ -71,7 +75,32 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
 				.body(problem(HttpStatus.CONTENT_TOO_LARGE, "payload-too-large", "Payload too large",
 						tooLarge.getMessage()));
 		}
-		return super.handleHttpMessageNotReadable(ex, headers, status, request);
+		// the parser's own message names Java types and positions: the client needs what the body must be
+		return ResponseEntity.badRequest()
+			.body(problem(HttpStatus.BAD_REQUEST, "invalid-request", "Invalid request",
+					"The request body is not what this request takes (a JSON array of strings for a batch lookup); "
+							+ "/v3/api-docs describes every request"));
+	}
+
+	/** A parameter that is not of its type ({@code ?limit=abc}, {@code ?erase=maybe}): what it must be. */
+	@Override
+	protected @Nullable ResponseEntity<Object> handleTypeMismatch(TypeMismatchException ex, HttpHeaders headers,
+			HttpStatusCode status, WebRequest request) {
+		String name = (ex instanceof MethodArgumentTypeMismatchException mismatch) ? mismatch.getName()
+				: Objects.requireNonNullElse(ex.getPropertyName(), "a parameter");
+		return ResponseEntity.badRequest()
+			.body(problem(HttpStatus.BAD_REQUEST, "invalid-request", "Invalid request",
+					name + " must be " + kind(ex.getRequiredType()) + ", not '" + ex.getValue() + "'"));
+	}
+
+	private static String kind(@Nullable Class<?> type) {
+		if (type == Boolean.class || type == boolean.class) {
+			return "true or false";
+		}
+		if (type == Integer.class || type == int.class || type == Long.class || type == long.class) {
+			return "a whole number";
+		}
+		return "a " + ((type != null) ? type.getSimpleName() : "value of its type");
 	}
 
 	@ExceptionHandler(RuntimeException.class)

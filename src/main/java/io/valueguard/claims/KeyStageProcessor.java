@@ -2,6 +2,7 @@ package io.valueguard.claims;
 
 import java.time.Duration;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.valueguard.config.ClaimPolicy;
 import io.valueguard.config.ValueGuardProperties;
@@ -38,6 +39,12 @@ import org.jspecify.annotations.Nullable;
 final class KeyStageProcessor implements Processor<Object, Object, Object, Object> {
 
 	private static final Log logger = LogFactory.getLog(KeyStageProcessor.class);
+
+	/**
+	 * Whether this process said that claims arrive on partitions other than their keys': once, as tasks are made anew
+	 * at every rebalance and a producer that partitions otherwise sends to every partition; the counter goes on.
+	 */
+	private static final AtomicBoolean warnedRerouting = new AtomicBoolean();
 
 	/** A batch of verdicts from the value stage; null only when a foreign producer wrote a record without a value. */
 	record Feedback(@Nullable VerdictBatch batch) {
@@ -129,9 +136,6 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 	private @Nullable KeyStage stage;
 
 	private @Nullable Outbox<CommandBatch.Entry> outbox;
-
-	/** Whether this task said that claims arrive on partitions other than their keys': the log says it once. */
-	private boolean warnedRerouting;
 
 	private KeyStageProcessor(StageStores<KeyClaim, CommandBatch.Entry> stores, ClaimValidator validator,
 			KeyStageEvents events, RulingBell bell, ClaimPolicy policy, Retention retention, Placement placement,
@@ -229,8 +233,7 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 			return;
 		}
 		this.events.rerouted();
-		if (!this.warnedRerouting) {
-			this.warnedRerouting = true;
+		if (warnedRerouting.compareAndSet(false, true)) {
 			logger.warn("Claims arrive on partitions of '" + source.topic() + "' other than their keys' (the first at "
 					+ "partition " + source.partition() + ", offset " + source.offset() + ", its key's partition "
 					+ KeyPartitions.of((byte[]) record.key(), this.placement.claimsPartitions()) + "): each goes to its "

@@ -42,6 +42,7 @@ import static org.mockito.Mockito.verifyNoInteractions;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.asyncDispatch;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.delete;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
+import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.post;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.put;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.content;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.header;
@@ -140,7 +141,28 @@ class BindingsControllerTests {
 			.andExpect(jsonPath("$.detail").value("limit must be between 1 and 1000, not 0"));
 		this.mvc.perform(get("/api/bindings/alice").param("maxLag", "lots"))
 			.andExpect(status().isBadRequest())
-			.andExpect(content().contentTypeCompatibleWith(MediaType.APPLICATION_PROBLEM_JSON));
+			.andExpect(content().contentTypeCompatibleWith(MediaType.APPLICATION_PROBLEM_JSON))
+			.andExpect(jsonPath("$.type").value("https://valueguard.io/problems/invalid-request"))
+			.andExpect(jsonPath("$.detail").value("maxLag must be a whole number, not 'lots'"));
+		this.mvc.perform(get("/api/bindings").param("limit", "abc"))
+			.andExpect(status().isBadRequest())
+			.andExpect(jsonPath("$.detail").value("limit must be a whole number, not 'abc'"));
+		this.mvc.perform(delete("/api/bindings/alice").param("erase", "maybe"))
+			.andExpect(status().isBadRequest())
+			.andExpect(jsonPath("$.type").value("https://valueguard.io/problems/invalid-request"))
+			.andExpect(jsonPath("$.detail").value("erase must be true or false, not 'maybe'"));
+	}
+
+	@Test
+	void shouldAnswer400ProblemWhenABatchLookupIsNotAnArrayOfStrings() throws Exception {
+		for (String body : new String[] { "{\"a\":1}", "[", "not json" }) {
+			this.mvc.perform(post("/api/bindings/lookup").contentType(MediaType.APPLICATION_JSON).content(body))
+				.andExpect(status().isBadRequest())
+				.andExpect(content().contentTypeCompatibleWith(MediaType.APPLICATION_PROBLEM_JSON))
+				.andExpect(jsonPath("$.type").value("https://valueguard.io/problems/invalid-request"))
+				.andExpect(jsonPath("$.detail").value(org.hamcrest.Matchers.startsWith(
+						"The request body is not what this request takes (a JSON array of strings")));
+		}
 	}
 
 	@Test
