@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.zip.CRC32;
 
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -17,11 +16,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 /**
  * A steady stream of random claims at a fixed rate, as a user's producer would write them: many keys racing for few
  * values, tombstones, re-deliveries of recent records, timestamps jittered by up to a second either way so that they
- * run out of order within and across keys. A tenth of the keys are written where librdkafka's default partitioner
- * puts them (CRC32 of the key), as a second producer in another language would, so that most of their claims go
- * through the rerouted-claims topic to their key's partition, faults and all; each key keeps one partition, so its
- * records keep one order. Its producer waits out broker outages (long delivery timeout) rather than fail; what counts
- * afterwards is the claims topic as written, not what this stream meant to write.
+ * run out of order within and across keys. Its producer waits out broker outages (long delivery timeout) rather
+ * than fail; what counts afterwards is the claims topic as written, not what this stream meant to write.
  */
 final class ClaimStream implements AutoCloseable {
 
@@ -37,8 +33,6 @@ final class ClaimStream implements AutoCloseable {
 
 	private final int perSecond;
 
-	private final int partitions;
-
 	private final List<ProducerRecord<byte[], byte[]>> recent = new ArrayList<>();
 
 	private final AtomicLong sent = new AtomicLong();
@@ -49,8 +43,7 @@ final class ClaimStream implements AutoCloseable {
 
 	private final Thread thread;
 
-	/** @param partitions the claims topic's partition count, over which the keys written as librdkafka does are spread */
-	ClaimStream(String bootstrapServers, String topic, long seed, int keys, int values, int perSecond, int partitions) {
+	ClaimStream(String bootstrapServers, String topic, long seed, int keys, int values, int perSecond) {
 		this.producer = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
 				ProducerConfig.ACKS_CONFIG, "all", ProducerConfig.LINGER_MS_CONFIG, 5,
 				ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 600_000, ProducerConfig.MAX_BLOCK_MS_CONFIG, 600_000,
@@ -61,7 +54,6 @@ final class ClaimStream implements AutoCloseable {
 		this.keys = keys;
 		this.values = values;
 		this.perSecond = perSecond;
-		this.partitions = partitions;
 		this.thread = new Thread(this::run, "claim-stream");
 		this.thread.setDaemon(true);
 	}
@@ -102,16 +94,11 @@ final class ClaimStream implements AutoCloseable {
 		if (roll < 5 && !this.recent.isEmpty()) {
 			// a re-delivery: the same record again, timestamp included
 			ProducerRecord<byte[], byte[]> earlier = this.recent.get(this.random.nextInt(this.recent.size()));
-			return new ProducerRecord<>(this.topic, earlier.partition(), earlier.timestamp(), earlier.key(),
-					earlier.value());
+			return new ProducerRecord<>(this.topic, null, earlier.timestamp(), earlier.key(), earlier.value());
 		}
 		long timestamp = System.currentTimeMillis() - 1_000 + this.random.nextInt(2_000);
 		byte[] value = (roll < 13) ? null : utf8("v" + this.random.nextInt(this.values));
-		int index = this.random.nextInt(this.keys);
-		byte[] key = utf8(key(index));
-		// a key that Kafka's default partitioner places (null) or, for a tenth of them, librdkafka's
-		Integer partition = (index % 10 == 9) ? crc32Partition(key) : null;
-		record = new ProducerRecord<>(this.topic, partition, timestamp, key, value);
+		record = new ProducerRecord<>(this.topic, null, timestamp, utf8(key()), value);
 		if (this.recent.size() < 200) {
 			this.recent.add(record);
 		}
@@ -121,7 +108,8 @@ final class ClaimStream implements AutoCloseable {
 		return record;
 	}
 
-	private static String key(int index) {
+	private String key() {
+		int index = this.random.nextInt(this.keys);
 		// some keys outside the Basic Multilingual Plane, so that ties are broken by UTF-8 order end to end
 		return (index % 7 == 3) ? "k" + index + "\uD83D\uDE00" : "k" + index;
 	}
@@ -138,13 +126,6 @@ final class ClaimStream implements AutoCloseable {
 		}
 		this.producer.flush();
 		this.producer.close(Duration.ofSeconds(30));
-	}
-
-	/** The partition librdkafka's default partitioner ({@code consistent_random}) gives a key. */
-	private int crc32Partition(byte[] key) {
-		CRC32 crc = new CRC32();
-		crc.update(key);
-		return (int) (crc.getValue() % this.partitions);
 	}
 
 	private static byte[] utf8(String text) {

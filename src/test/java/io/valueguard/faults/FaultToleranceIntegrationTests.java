@@ -103,7 +103,7 @@ class FaultToleranceIntegrationTests {
 		Instances.start(instances);
 
 		ClaimStream stream = closing(new ClaimStream(broker.bootstrapServers(), CLAIMS, this.seed, KEYS, VALUES,
-				150, PARTITIONS).start());
+				150).start());
 		LookupProbe probe = closing(new LookupProbe(instances, Instances.onePerPartition("probe-key-", PARTITIONS),
 				Instances.onePerPartition("probe-value-", PARTITIONS), VALUES).start());
 		Random random = new Random(this.seed);

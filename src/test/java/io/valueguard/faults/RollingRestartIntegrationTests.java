@@ -70,7 +70,7 @@ class RollingRestartIntegrationTests {
 
 		LookupProbe probe;
 		try (ClaimStream stream = new ClaimStream(this.cluster.bootstrapServers(), "valueguard.claims", seed, 1_000,
-				VALUES, 100, PARTITIONS).start()) {
+				VALUES, 100).start()) {
 			probe = new LookupProbe(this.instances, Instances.onePerPartition("probe-key-", PARTITIONS),
 					Instances.onePerPartition("probe-value-", PARTITIONS), VALUES).start();
 			try (Admin admin = Admin.create(
