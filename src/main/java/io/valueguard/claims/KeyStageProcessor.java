@@ -62,6 +62,11 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 			return this.claimsPartitions == 1 || KeyPartitions.of(key, this.claimsPartitions) == partition;
 		}
 
+		/** Whether a record was read from the rerouted-claims topic, sent to its key's partition already. */
+		boolean rerouted(@Nullable RecordMetadata source) {
+			return source != null && this.reroutedTopic.equals(source.topic());
+		}
+
 	}
 
 	/** The node to the bindings topic: key to the value it holds now (a string), or null. */
@@ -227,7 +232,7 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 	 */
 	private void reroute(Record<Object, Object> record) {
 		RecordMetadata source = this.context.recordMetadata().orElse(null);
-		if (source == null || this.placement.reroutedTopic().equals(source.topic())) {
+		if (source == null || this.placement.rerouted(source)) {
 			// it was sent to its key's partition already and is not there: never round again
 			deadLetter(record, ClaimRejection.WRONG_PARTITION);
 			return;
@@ -247,9 +252,8 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 	private void deadLetter(Record<Object, Object> record, ClaimRejection rejection) {
 		this.events.rejected(rejection);
 		RecordMetadata source = this.context.recordMetadata().orElse(null);
-		boolean rerouted = source != null && this.placement.reroutedTopic().equals(source.topic());
-		this.context.forward(record.withHeaders(DeadLetterHeaders.of(record.headers(), rejection, source, rerouted)),
-				TO_DLQ);
+		this.context.forward(record.withHeaders(DeadLetterHeaders.of(record.headers(), rejection, source,
+				this.placement.rerouted(source))), TO_DLQ);
 	}
 
 	private void applyVerdicts(Record<Object, Object> record, @Nullable VerdictBatch batch) {

@@ -98,12 +98,8 @@ public record CommandBatch(int partition, List<Entry> entries) {
 	 */
 	public static StreamPartitioner<String, CommandBatch> partitioner(int partitions) {
 		return (topic, key, batch, numPartitions) -> {
-			if (numPartitions != partitions) {
-				throw new IllegalStateException(("Topic '%s' has %d partitions, but ValueGuard started with %d. "
-						+ "Partitions must never be added to an internal topic: values would map away from the state "
-						+ "that arbitrates them. To start over, use a new valueguard.application-id, which rebuilds "
-						+ "the state from the claims topic.").formatted(topic, numPartitions, partitions));
-			}
+			KeyPartitions.requireStartCount(topic, numPartitions, partitions,
+					"values would map away from the state that arbitrates them");
 			return Optional.of(Set.of(batch.partition()));
 		};
 	}

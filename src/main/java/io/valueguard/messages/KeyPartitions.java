@@ -29,14 +29,22 @@ public final class KeyPartitions {
 	 */
 	public static StreamPartitioner<byte[], byte[]> byKey(int partitions) {
 		return (topic, key, value, numPartitions) -> {
-			if (numPartitions != partitions) {
-				throw new IllegalStateException(("Topic '%s' has %d partitions, but ValueGuard started with %d, as "
-						+ "many as the claims topic. Partitions must never be added to an internal topic: keys would "
-						+ "map away from the state that holds them. To start over, use a new valueguard.application-id, "
-						+ "which rebuilds the state from the claims topic.").formatted(topic, numPartitions, partitions));
-			}
+			requireStartCount(topic, numPartitions, partitions, "keys would map away from the state that holds them");
 			return Optional.of(Set.of(of(key, partitions)));
 		};
+	}
+
+	/**
+	 * Stops the stream when an internal topic no longer has the partition count ValueGuard started with: partitions
+	 * were added, and what its records name would map away from its state ({@code away} says which state).
+	 */
+	static void requireStartCount(String topic, int numPartitions, int partitions, String away) {
+		if (numPartitions != partitions) {
+			throw new IllegalStateException(("Topic '%s' has %d partitions, but ValueGuard started with %d. "
+					+ "Partitions must never be added to an internal topic: %s. To start over, use a new "
+					+ "valueguard.application-id, which rebuilds the state from the claims topic.")
+				.formatted(topic, numPartitions, partitions, away));
+		}
 	}
 
 }
