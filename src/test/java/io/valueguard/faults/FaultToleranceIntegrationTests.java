@@ -98,7 +98,11 @@ class FaultToleranceIntegrationTests {
 						"--spring.cloud.stream.kafka.streams.binder.configuration.session.timeout.ms="
 								+ SESSION_TIMEOUT.toMillis(),
 						// an instance that does not become ready gets its readiness details in its log
-						"--management.endpoint.health.show-details=always"));
+						"--management.endpoint.health.show-details=always",
+						// and its consumers' joins and syncs, to set beside the broker's rebalances
+						"--logging.level.org.apache.kafka.clients.consumer.internals.ConsumerCoordinator=INFO",
+						"--logging.level.org.apache.kafka.clients.consumer.internals.AbstractCoordinator=INFO",
+						"--logging.level.org.apache.kafka.streams.processor.internals.StreamsPartitionAssignor=INFO"));
 		instances.forEach(this::closing);
 		Instances.start(instances);
 

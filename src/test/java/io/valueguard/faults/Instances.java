@@ -1,7 +1,11 @@
 package io.valueguard.faults;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,7 +44,8 @@ final class Instances {
 	/**
 	 * Waits until every instance is ready. If one is not within {@link #RECOVERY}, every instance gets its readiness
 	 * answer and a thread dump written to its log, so that a failure under load can be told from a stuck thread
-	 * afterwards.
+	 * afterwards, and the broker's view of their transactions and groups goes to {@code broker-view.txt} beside the
+	 * logs.
 	 */
 	static void awaitReady(List<InstanceProcess> instances) {
 		try {
@@ -64,9 +69,20 @@ final class Instances {
 					waiting.add(instance.name());
 				}
 			}
+			Path brokerView = instances.get(0).logFile().resolveSibling("broker-view.txt");
+			append(brokerView, BrokerView.describe(instances.get(0).bootstrapServers()));
 			throw new AssertionError("Not ready within " + RECOVERY + ": " + String.join(", ", waiting)
 					+ " (every instance's readiness and threads at the end of its log, beside " + instances.get(0).logFile()
-					+ ")", ex);
+					+ "; the broker's transactions and groups in " + brokerView + ")", ex);
+		}
+	}
+
+	private static void append(Path file, String text) {
+		try {
+			Files.writeString(file, text, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
 		}
 	}
 

@@ -32,6 +32,10 @@ public final class BrokerMain {
 
 	public static void main(String[] args) throws Exception {
 		((Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME)).setLevel(Level.WARN);
+		// what a fault test needs to tell a group that never settles from a transaction that never ends: the
+		// coordinators' rebalances, joins and timed-out transactions (a few lines each)
+		((Logger) LoggerFactory.getLogger("org.apache.kafka.coordinator.group")).setLevel(Level.INFO);
+		((Logger) LoggerFactory.getLogger("kafka.coordinator.transaction")).setLevel(Level.INFO);
 		int nodeId = Integer.parseInt(args[0]);
 		int port = Integer.parseInt(args[1]);
 		int controllerPort = Integer.parseInt(args[2]);

@@ -26,6 +26,8 @@ public final class InstanceProcess implements AutoCloseable {
 
 	private final Path logFile;
 
+	private final String bootstrapServers;
+
 	private final List<String> arguments;
 
 	private final ApiClient api;
@@ -50,6 +52,7 @@ public final class InstanceProcess implements AutoCloseable {
 		this.name = name;
 		this.stateDir = workDir.resolve(name + "-state");
 		this.logFile = workDir.resolve(name + ".log");
+		this.bootstrapServers = bootstrapServers;
 		this.arguments = new ArrayList<>(List.of("--server.port=" + this.port,
 				"--spring.kafka.bootstrap-servers=" + bootstrapServers, "--valueguard.embedded-kafka.enabled=false",
 				"--valueguard.instance-name=" + name, "--valueguard.state-dir=" + this.stateDir));
@@ -77,6 +80,10 @@ public final class InstanceProcess implements AutoCloseable {
 
 	public String name() {
 		return this.name;
+	}
+
+	public String bootstrapServers() {
+		return this.bootstrapServers;
 	}
 
 	/** The process id of the running instance. */
