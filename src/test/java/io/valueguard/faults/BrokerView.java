@@ -61,10 +61,10 @@ final class BrokerView {
 		if (open.isEmpty()) {
 			return;
 		}
-		long now = System.currentTimeMillis();
 		Map<String, TransactionDescription> described = admin.describeTransactions(open)
 			.all()
 			.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+		long now = System.currentTimeMillis();
 		described.forEach((id, description) -> view.append("open transaction ")
 			.append(id)
 			.append(' ')

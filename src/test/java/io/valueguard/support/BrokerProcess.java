@@ -154,7 +154,10 @@ public final class BrokerProcess implements AutoCloseable {
 				if (!node.process.isAlive()) {
 					throw new IllegalStateException("broker " + node.id + " exited, see " + node.logFile);
 				}
-				return Files.readString(node.logFile).endsWith("BROKER STARTED\n");
+				// this start's part of the log: the coordinators may log after the line, and earlier starts before it
+				String log = Files.readString(node.logFile);
+				String thisStart = log.substring(log.lastIndexOf("--- start " + node.starts + "\n"));
+				return thisStart.contains("BROKER STARTED\n");
 			});
 	}
 
