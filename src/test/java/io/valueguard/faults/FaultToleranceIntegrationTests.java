@@ -33,7 +33,8 @@ import static org.awaitility.Awaitility.await;
  * <p>
  * Size: {@code -Dvalueguard.faults.claims} (default 35,000) and {@code -Dvalueguard.faults.count} (default 5: every kind
  * of fault once but the wiped restart, see {@link Fault});
- * {@code scripts/fault-suite.sh} runs the long version.
+ * {@code scripts/fault-suite.sh} runs the long version. To try a setting through every fault,
+ * {@code -Dvalueguard.faults.instance-args} gives every instance more Spring Boot arguments, separated by spaces.
  */
 @Tag("integration")
 class FaultToleranceIntegrationTests {
@@ -93,16 +94,21 @@ class FaultToleranceIntegrationTests {
 		String reproduce = "seed " + this.seed + ", logs in " + this.work.toAbsolutePath();
 		System.out.println("Fault suite: " + this.claims + " claims, " + this.faults + " faults, " + reproduce);
 		BrokerProcess broker = closing(new BrokerProcess(this.work).start());
+		List<String> arguments = new ArrayList<>(List.of("--valueguard.topics.partitions=" + PARTITIONS,
+				"--spring.cloud.stream.kafka.streams.binder.configuration.session.timeout.ms="
+						+ SESSION_TIMEOUT.toMillis(),
+				// an instance that does not become ready gets its readiness details in its log
+				"--management.endpoint.health.show-details=always",
+				// and its consumers' joins and syncs, to set beside the broker's rebalances
+				"--logging.level.org.apache.kafka.clients.consumer.internals.ConsumerCoordinator=INFO",
+				"--logging.level.org.apache.kafka.clients.consumer.internals.AbstractCoordinator=INFO",
+				"--logging.level.org.apache.kafka.streams.processor.internals.StreamsPartitionAssignor=INFO"));
+		String extra = System.getProperty("valueguard.faults.instance-args", "").strip();
+		if (!extra.isEmpty()) {
+			arguments.addAll(List.of(extra.split("\\s+")));
+		}
 		List<InstanceProcess> instances = Instances.create(List.of("vg-a", "vg-b", "vg-c"), this.work,
-				broker.bootstrapServers(), List.of("--valueguard.topics.partitions=" + PARTITIONS,
-						"--spring.cloud.stream.kafka.streams.binder.configuration.session.timeout.ms="
-								+ SESSION_TIMEOUT.toMillis(),
-						// an instance that does not become ready gets its readiness details in its log
-						"--management.endpoint.health.show-details=always",
-						// and its consumers' joins and syncs, to set beside the broker's rebalances
-						"--logging.level.org.apache.kafka.clients.consumer.internals.ConsumerCoordinator=INFO",
-						"--logging.level.org.apache.kafka.clients.consumer.internals.AbstractCoordinator=INFO",
-						"--logging.level.org.apache.kafka.streams.processor.internals.StreamsPartitionAssignor=INFO"));
+				broker.bootstrapServers(), arguments);
 		instances.forEach(this::closing);
 		Instances.start(instances);
 

@@ -19,7 +19,8 @@ import static org.awaitility.Awaitility.await;
 /** Starting the instances of a fault test, and waiting for them. */
 final class Instances {
 
-	static final Duration RECOVERY = Duration.ofMinutes(4);
+	/** How long every instance has to become ready; {@code -Dvalueguard.faults.recovery=PT8M} to see a slow one out. */
+	static final Duration RECOVERY = Duration.parse(System.getProperty("valueguard.faults.recovery", "PT4M"));
 
 	private Instances() {
 	}
