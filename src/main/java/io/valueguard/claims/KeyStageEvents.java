@@ -22,6 +22,13 @@ public interface KeyStageEvents {
 	default void rerouted() {
 	}
 
+	/**
+	 * An input record at or below the offset the task applied last on its partition was passed over: the group's
+	 * committed offset went back ({@link io.valueguard.store.AppliedInput}).
+	 */
+	default void inputPassedOver() {
+	}
+
 	/** A slice of the sweep over the bindings store read and forgot entries (retention, docs/design.md). */
 	default void bindingsSwept(Sweep.Slice slice) {
 	}

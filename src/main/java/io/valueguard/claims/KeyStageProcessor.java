@@ -14,6 +14,7 @@ import io.valueguard.messages.OwnerCommand;
 import io.valueguard.messages.RulingBell;
 import io.valueguard.messages.SentAt;
 import io.valueguard.messages.VerdictBatch;
+import io.valueguard.store.AppliedInput;
 import io.valueguard.store.CommitThrottle;
 import io.valueguard.store.Outbox;
 import io.valueguard.store.PromptCommits;
@@ -142,6 +143,8 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 
 	private @Nullable Outbox<CommandBatch.Entry> outbox;
 
+	private @Nullable AppliedInput applied;
+
 	private KeyStageProcessor(StageStores<KeyClaim, CommandBatch.Entry> stores, ClaimValidator validator,
 			KeyStageEvents events, RulingBell bell, ClaimPolicy policy, Retention retention, Placement placement,
 			int commandPartitions, PromptCommits promptCommits) {
@@ -168,10 +171,14 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 				SentAt.add(CommandBatch.headers(waitedFor, this.policy))),
 				TO_OWNER_COMMANDS));
 		this.promptCommits.connect(context, this.outbox);
+		this.applied = this.stores.appliedInput(context, this.events::inputPassedOver);
 	}
 
 	@Override
 	public void process(Record<Object, Object> record) {
+		if (!this.applied.firstTime(this.context.recordMetadata())) {
+			return;
+		}
 		// a claim entered its topic when it was made; a verdict is timed by its claim too, though it waited for both
 		// stages' commits: under load the first record after a commit is often a fresh verdict while claims back up
 		// behind it, and timed from its sending it would switch the guard against a backlog off

@@ -41,6 +41,10 @@ public class PipelineMetrics implements KeyStageEvents, ValueStageEvents {
 
 	private final Counter rerouted;
 
+	private final Counter keyStagePassedOver;
+
+	private final Counter valueStagePassedOver;
+
 	private final Map<ClaimPolicy, Counter> foreignRules = new EnumMap<>(ClaimPolicy.class);
 
 	private final StoreSweep bindingsSweep;
@@ -89,6 +93,8 @@ public class PipelineMetrics implements KeyStageEvents, ValueStageEvents {
 			.description("Claims records that arrived on another partition than their key's (a producer that does "
 					+ "not partition by Kafka's default partitioner) and were sent on to their key's partition")
 			.register(registry);
+		this.keyStagePassedOver = passedOver(registry, "key");
+		this.valueStagePassedOver = passedOver(registry, "value");
 		this.evictionLatency = Timer.builder("valueguard.eviction.latency")
 			.description("From the claim that decided an eviction to the eviction taking effect")
 			.publishPercentileHistogram()
@@ -107,9 +113,28 @@ public class PipelineMetrics implements KeyStageEvents, ValueStageEvents {
 		this.keyStage.get(outcome).increment();
 	}
 
+	private static Counter passedOver(MeterRegistry registry, String stage) {
+		return Counter.builder("valueguard.input.passed.over")
+			.description("Input records a stage had applied before and Kafka handed it again, passed over instead of "
+					+ "applied twice: the group's committed offsets went back (expired, reset, or lost by the group "
+					+ "coordinator)")
+			.tag("stage", stage)
+			.register(registry);
+	}
+
 	@Override
 	public void rerouted() {
 		this.rerouted.increment();
+	}
+
+	@Override
+	public void inputPassedOver() {
+		this.keyStagePassedOver.increment();
+	}
+
+	@Override
+	public void commandsPassedOver() {
+		this.valueStagePassedOver.increment();
 	}
 
 	@Override

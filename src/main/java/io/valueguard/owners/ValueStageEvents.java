@@ -17,6 +17,13 @@ public interface ValueStageEvents {
 	}
 
 	/**
+	 * A command batch at or below the offset the task applied last on its partition was passed over: the group's
+	 * committed offset went back ({@link io.valueguard.store.AppliedInput}).
+	 */
+	default void commandsPassedOver() {
+	}
+
+	/**
 	 * A command batch came from a key stage that runs {@code rule}, not this stage's policy: instances run different
 	 * policies, as while a rolling restart switches it (docs/design.md, "Switching policy"). Once per batch.
 	 */

@@ -11,6 +11,7 @@ import io.valueguard.messages.ForeignRecords;
 import io.valueguard.messages.RulingBell;
 import io.valueguard.messages.SentAt;
 import io.valueguard.messages.VerdictBatch;
+import io.valueguard.store.AppliedInput;
 import io.valueguard.store.CommitThrottle;
 import io.valueguard.store.Outbox;
 import io.valueguard.store.PromptCommits;
@@ -92,6 +93,8 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 	/** Erasures are carried out by passes over the owners store; without retention they run only while one waits. */
 	private @Nullable Sweep<Owner> sweep;
 
+	private @Nullable AppliedInput applied;
+
 	/** Whether this task said that a key stage runs another policy: the counter goes on, the log says it once. */
 	private boolean warnedForeignRule;
 
@@ -113,6 +116,7 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 		outbox.connect(context, (partition, entries, timestamp, waitedFor) -> context
 			.forward(new Record<>(null, new VerdictBatch(partition, entries), timestamp)));
 		this.promptCommits.connect(context, outbox);
+		this.applied = this.stores.appliedInput(context, this.events::commandsPassedOver);
 		// a verdict's record time is when the claim that decided it was made; a waiting caller sees the key stage
 		// apply it, before that stage commits, so no verdict batch is marked as waited for
 		ValueStage.Verdicts verdicts = (key, verdict) -> outbox.add(verdict.keyPartition(),
@@ -133,6 +137,9 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 
 	@Override
 	public void process(Record<String, CommandBatch> record) {
+		if (!this.applied.firstTime(this.context.recordMetadata())) {
+			return;
+		}
 		// a command waited for the key stage's commit before this stage could read it: timed from the claim, that wait
 		// would look like a backlog here
 		this.promptCommits.processing(SentAt.of(record.headers(), record.timestamp()));

@@ -13,14 +13,16 @@ import org.apache.kafka.streams.state.Stores;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The three stores of a stage's task: the stage's own table (with its changelog), the {@link WriteBehindTable} in
- * front of it that holds the task's writes until it commits, and the {@link Outbox} that holds what the task sends
- * the other stage until it goes out in batches.
+ * The stores of a stage's task: the stage's own table (with its changelog), the {@link WriteBehindTable} in front of
+ * it that holds the task's writes until it commits, the {@link Outbox} that holds what the task sends the other stage
+ * until it goes out in batches, and the {@link AppliedInput} marks (with their changelog) that keep input the task
+ * applied from being applied twice.
  * @param <V> the table's values
  * @param <E> the outbox's entries
  */
 public record StageStores<V, E>(StoreBuilder<KeyValueStore<String, V>> table,
-		StoreBuilder<WriteBehindTable<String, V>> pendingWrites, StoreBuilder<Outbox<E>> outbox) {
+		StoreBuilder<WriteBehindTable<String, V>> pendingWrites, StoreBuilder<Outbox<E>> outbox,
+		StoreBuilder<KeyValueStore<String, Long>> appliedMarks, StoreBuilder<AppliedInput> appliedInput) {
 
 	/**
 	 * @param table the table's store, named as the stage's store ({@code bindings}, {@code owners})
@@ -33,7 +35,14 @@ public record StageStores<V, E>(StoreBuilder<KeyValueStore<String, V>> table,
 			String outbox, Map<String, String> changelog) {
 		return new StageStores<>(Stores.keyValueStoreBuilder(table, Serdes.String(), values).withLoggingEnabled(changelog),
 				WriteBehindTable.builder(pendingWritesOf(table.name()), recentEntries,
-						Serdes.String().deserializer()), Outbox.builder(outbox));
+						Serdes.String().deserializer()), Outbox.builder(outbox),
+				AppliedInput.marks(table.name() + "-applied-offsets", changelog),
+				AppliedInput.builder(appliedInputOf(table.name())));
+	}
+
+	/** The name of the {@link AppliedInput} of the stage whose table is {@code table}. */
+	public static String appliedInputOf(String table) {
+		return table + "-applied-input";
 	}
 
 	/** The name of the write-behind table in front of the store {@code table}. */
@@ -43,7 +52,7 @@ public record StageStores<V, E>(StoreBuilder<KeyValueStore<String, V>> table,
 
 	/** What a processor supplier declares as its stores. */
 	public Set<StoreBuilder<?>> all() {
-		return Set.of(this.table, this.pendingWrites, this.outbox);
+		return Set.of(this.table, this.pendingWrites, this.outbox, this.appliedMarks, this.appliedInput);
 	}
 
 	/** The task's write-behind table, joined to the table it writes to; for a processor's {@code init}. */
@@ -74,6 +83,16 @@ public record StageStores<V, E>(StoreBuilder<KeyValueStore<String, V>> table,
 				retention, forgettable, rewrite, swept, table::written, table::added);
 		sweep.schedule(context);
 		return sweep;
+	}
+
+	/**
+	 * The task's marks of applied input, connected; for a processor's {@code init}. {@code passedOver} is told of each
+	 * record passed over as applied before.
+	 */
+	public AppliedInput appliedInput(ProcessorContext<?, ?> context, Runnable passedOver) {
+		AppliedInput applied = context.getStateStore(this.appliedInput.name());
+		applied.connect(context, context.getStateStore(this.appliedMarks.name()), passedOver);
+		return applied;
 	}
 
 	/** The task's outbox; for a processor's {@code init}. */

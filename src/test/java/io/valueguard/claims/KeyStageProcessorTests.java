@@ -11,8 +11,10 @@ import io.valueguard.config.ValueGuardProperties;
 import io.valueguard.messages.RulingBell;
 import io.valueguard.messages.Verdict;
 import io.valueguard.messages.VerdictBatch;
+import io.valueguard.store.AppliedInput;
 import io.valueguard.store.Outbox;
 import io.valueguard.store.Retention;
+import io.valueguard.store.StageStores;
 import io.valueguard.store.WriteBehindTable;
 import io.valueguard.support.TaskCommits;
 import io.valueguard.support.TestProperties;
@@ -254,9 +256,18 @@ class KeyStageProcessorTests {
 		doReturn(bindings).when(context).getStateStore(KeyStageProcessor.PENDING_WRITES);
 		Outbox<?> outbox = mock(Outbox.class);
 		doReturn(outbox).when(context).getStateStore(KeyStageProcessor.OUTBOX);
+		doReturn(firstTimeInput()).when(context).getStateStore(StageStores.appliedInputOf(KeyStageProcessor.STORE));
 		this.commits.wire(context, outbox, COMMIT_INTERVAL);
 		given(context.taskId()).willReturn(new TaskId(0, partition));
 		return context;
+	}
+
+
+	/** Marks of applied input that take every record as new: these tests never replay input. */
+	private static AppliedInput firstTimeInput() {
+		AppliedInput applied = mock(AppliedInput.class);
+		given(applied.firstTime(any())).willReturn(true);
+		return applied;
 	}
 
 }

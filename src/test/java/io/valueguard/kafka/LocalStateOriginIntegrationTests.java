@@ -9,6 +9,7 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
 import io.valueguard.support.ApiClient;
+import io.valueguard.support.EmbeddedBrokers;
 import io.valueguard.support.ServiceInstance;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
@@ -44,9 +45,9 @@ class LocalStateOriginIntegrationTests {
 	@TempDir
 	Path work;
 
-	private final EmbeddedKafkaKraftBroker laptop = broker();
+	private final EmbeddedKafkaKraftBroker laptop = EmbeddedBrokers.exactlyOnce();
 
-	private final EmbeddedKafkaKraftBroker team = broker();
+	private final EmbeddedKafkaKraftBroker team = EmbeddedBrokers.exactlyOnce();
 
 	@AfterEach
 	void stopBrokers() {
@@ -81,14 +82,6 @@ class LocalStateOriginIntegrationTests {
 
 	private ServiceInstance start(EmbeddedKafkaKraftBroker broker, Path state) {
 		return ServiceInstance.start(ID, broker.getBrokersAsString(), state, PATIENCE);
-	}
-
-	private static EmbeddedKafkaKraftBroker broker() {
-		EmbeddedKafkaKraftBroker broker = new EmbeddedKafkaKraftBroker(1, 1);
-		broker.brokerProperties(Map.of("transaction.state.log.replication.factor", "1",
-				"transaction.state.log.min.isr", "1", "offsets.topic.replication.factor", "1"));
-		broker.afterPropertiesSet();
-		return broker;
 	}
 
 }

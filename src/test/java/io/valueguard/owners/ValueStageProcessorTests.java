@@ -14,6 +14,7 @@ import io.valueguard.messages.RulingBell;
 import io.valueguard.messages.SentAt;
 import io.valueguard.messages.Verdict;
 import io.valueguard.messages.VerdictBatch;
+import io.valueguard.store.AppliedInput;
 import io.valueguard.store.Outbox;
 import io.valueguard.store.Retention;
 import io.valueguard.store.StageStores;
@@ -234,6 +235,9 @@ class ValueStageProcessorTests {
 		doReturn(erasures).when(context).getStateStore(ValueStageProcessor.ERASURES);
 		Outbox<?> outbox = mock(Outbox.class);
 		doReturn(outbox).when(context).getStateStore(ValueStageProcessor.OUTBOX);
+		AppliedInput applied = mock(AppliedInput.class);
+		given(applied.firstTime(any())).willReturn(true);
+		doReturn(applied).when(context).getStateStore(StageStores.appliedInputOf(ValueStageProcessor.STORE));
 		this.commits.wire(context, outbox, COMMIT_INTERVAL);
 		given(context.currentStreamTimeMs()).willAnswer((call) -> this.commits.now());
 		return context;
