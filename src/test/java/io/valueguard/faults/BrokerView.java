@@ -2,8 +2,12 @@ package io.valueguard.faults;
 
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.clients.admin.Admin;
@@ -16,6 +20,8 @@ import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.clients.admin.TransactionDescription;
 import org.apache.kafka.clients.admin.TransactionListing;
 import org.apache.kafka.clients.admin.TransactionState;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
 
 /**
  * What the broker says of the instances' transactions and groups, for a fault test whose instances did not become
@@ -108,27 +114,41 @@ final class BrokerView {
 					.append(member.assignment().topicPartitions())
 					.append('\n');
 			}
-			view.append("  committed offsets, waiting for open transactions: ")
-				.append(stableOffsets(admin, group.groupId()))
-				.append('\n');
+			view.append("  committed offsets: ").append(committedOffsets(admin, group.groupId())).append('\n');
 		}
 	}
 
-	// the fetch a read_committed consumer makes when it takes a partition over; it waits while a transaction that
-	// committed offsets for the group is open
-	private static String stableOffsets(Admin admin, String group) {
+	// the stable fetch is the one a read_committed consumer makes when it takes a partition over; the broker holds back
+	// a partition whose offsets a transaction it has not cleared committed, and the admin client leaves such a
+	// partition out of its answer, so the partitions the plain fetch has and the stable one lacks are the held back
+	private static String committedOffsets(Admin admin, String group) {
 		try {
-			int partitions = admin
-				.listConsumerGroupOffsets(Map.of(group, new ListConsumerGroupOffsetsSpec()),
-						new ListConsumerGroupOffsetsOptions().requireStable(true))
-				.partitionsToOffsetAndMetadata(group)
-				.get(TIMEOUT_SECONDS, TimeUnit.SECONDS)
-				.size();
-			return partitions + " partitions";
+			Set<TopicPartition> committed = offsets(admin, group, false);
+			Set<TopicPartition> heldBack = new TreeSet<>(Comparator.comparing(TopicPartition::toString));
+			heldBack.addAll(committed);
+			heldBack.removeAll(offsets(admin, group, true));
+			return committed.size() + " partitions"
+					+ (heldBack.isEmpty() ? ", none held back by a transaction"
+							: "; held back as a transaction's, not yet cleared: " + heldBack);
 		}
 		catch (Exception ex) {
 			return "no answer within " + TIMEOUT_SECONDS + " s: " + ex;
 		}
+	}
+
+	private static Set<TopicPartition> offsets(Admin admin, String group, boolean stable) throws Exception {
+		Map<TopicPartition, OffsetAndMetadata> offsets = admin
+			.listConsumerGroupOffsets(Map.of(group, new ListConsumerGroupOffsetsSpec()),
+					new ListConsumerGroupOffsetsOptions().requireStable(stable))
+			.partitionsToOffsetAndMetadata(group)
+			.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+		Set<TopicPartition> partitions = new HashSet<>();
+		offsets.forEach((partition, offset) -> {
+			if (offset != null) {
+				partitions.add(partition);
+			}
+		});
+		return partitions;
 	}
 
 }
