@@ -8,6 +8,7 @@ import java.util.Optional;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.RecordMetadata;
 import org.apache.kafka.streams.state.KeyValueStore;
@@ -23,7 +24,8 @@ import org.jspecify.annotations.Nullable;
  * mark, after a crash too. It arrives at or below it when the group's committed offsets went back while the state did
  * not: they expired (the service down longer than the broker's {@code offsets.retention.minutes}), an operator reset
  * them, or the broker's group coordinator served them from a partial load (docs/reliability.md). Applied again, an
- * old claim would count at its key's later clock and could take a value from a key that won it fairly.
+ * old claim would count at its key's later clock and could take a value from a key that won it fairly. Under
+ * at-least-once the marks are off.
  */
 public final class AppliedInput extends PreCommitStore {
 
@@ -33,6 +35,9 @@ public final class AppliedInput extends PreCommitStore {
 	private final List<Mark> marks = new ArrayList<>(3);
 
 	private @Nullable KeyValueStore<String, Long> store;
+
+	/** Under at-least-once the marks could not commit with the offsets: off. */
+	private boolean exactlyOnce;
 
 	private Runnable passedOver = () -> {
 	};
@@ -60,6 +65,9 @@ public final class AppliedInput extends PreCommitStore {
 		connectTo(context);
 		this.store = store;
 		this.passedOver = passedOver;
+		// at-least-once replays what a crash interrupted anyway, and its stores' writes and these marks reach the
+		// changelogs in no set order, so a mark could name records whose writes never got there
+		this.exactlyOnce = exactlyOnce(context.appConfigs().get(StreamsConfig.PROCESSING_GUARANTEE_CONFIG));
 		// a store that Kafka Streams reuses for a new task: its marks are read again from the restored store
 		this.marks.clear();
 	}
@@ -70,7 +78,7 @@ public final class AppliedInput extends PreCommitStore {
 	 * (a punctuation's) is never held back.
 	 */
 	public boolean firstTime(Optional<RecordMetadata> source) {
-		if (source.isEmpty() || source.get().offset() < 0) {
+		if (!this.exactlyOnce || source.isEmpty() || source.get().offset() < 0) {
 			return true;
 		}
 		RecordMetadata record = source.get();
@@ -85,6 +93,11 @@ public final class AppliedInput extends PreCommitStore {
 		mark.passOver(offset);
 		this.passedOver.run();
 		return false;
+	}
+
+	private static boolean exactlyOnce(@Nullable Object guarantee) {
+		// Kafka Streams' default is at-least-once; ValueGuard's is exactly_once_v2
+		return guarantee != null && !StreamsConfig.AT_LEAST_ONCE.equals(guarantee.toString());
 	}
 
 	private Mark markOf(String topic, int partition) {

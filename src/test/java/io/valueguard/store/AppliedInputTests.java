@@ -2,11 +2,13 @@ package io.valueguard.store;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.LongStream;
 
 import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.processor.api.MockProcessorContext;
 import org.apache.kafka.streams.processor.api.RecordMetadata;
 import org.apache.kafka.streams.processor.internals.InternalProcessorContext;
@@ -16,6 +18,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.mockito.BDDMockito.given;
 import static org.mockito.Mockito.mock;
 
 class AppliedInputTests {
@@ -110,11 +113,29 @@ class AppliedInputTests {
 		return firstTime;
 	}
 
-	@SuppressWarnings("unchecked")
+	@Test
+	void shouldPassOverNothingAndKeepNoMarksUnderAtLeastOnce() {
+		AppliedInput before = task(StreamsConfig.AT_LEAST_ONCE);
+		applyAll(before, CLAIMS, 0, 0, 10);
+		before.flushCache();
+		assertThat(this.marks.get(CLAIMS + "-0")).isNull();
+
+		AppliedInput after = task(StreamsConfig.AT_LEAST_ONCE);
+		assertThat(applyAll(after, CLAIMS, 0, 4, 6)).containsExactly(4L, 5L);
+		assertThat(this.passedOver).hasValue(0);
+	}
+
 	private AppliedInput task() {
+		return task(StreamsConfig.EXACTLY_ONCE_V2);
+	}
+
+	@SuppressWarnings("unchecked")
+	private AppliedInput task(String guarantee) {
 		AppliedInput applied = AppliedInput.builder("applied").build();
 		applied.init(new MockProcessorContext<String, String>().getStateStoreContext(), applied);
-		applied.connect(mock(InternalProcessorContext.class), this.marks, this.passedOver::incrementAndGet);
+		InternalProcessorContext<Object, Object> context = mock(InternalProcessorContext.class);
+		given(context.appConfigs()).willReturn(Map.of(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, guarantee));
+		applied.connect(context, this.marks, this.passedOver::incrementAndGet);
 		return applied;
 	}
 
