@@ -177,6 +177,7 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 	@Override
 	public void process(Record<Object, Object> record) {
 		if (!this.applied.firstTime(this.context.recordMetadata())) {
+			// applied before: the group's committed offset went back behind this task's state
 			return;
 		}
 		// a claim entered its topic when it was made; a verdict is timed by its claim too, though it waited for both

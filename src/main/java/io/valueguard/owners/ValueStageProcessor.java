@@ -138,6 +138,7 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 	@Override
 	public void process(Record<String, CommandBatch> record) {
 		if (!this.applied.firstTime(this.context.recordMetadata())) {
+			// applied before: the group's committed offset went back behind this task's state
 			return;
 		}
 		// a command waited for the key stage's commit before this stage could read it: timed from the claim, that wait
