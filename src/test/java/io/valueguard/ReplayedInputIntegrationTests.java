@@ -85,10 +85,34 @@ class ReplayedInputIntegrationTests {
 		}
 	}
 
+	@Test
+	void shouldApplyTheRecordsOfAClaimsTopicCreatedAgain() throws Exception {
+		long t = System.currentTimeMillis();
+		try (ServiceInstance first = start(); KafkaProbe kafka = new KafkaProbe(this.broker.getBrokersAsString())) {
+			claim(kafka, "alice", "v1", t);
+			claim(kafka, "bob", "v2", t + 1);
+			claim(kafka, "carol", "v3", t + 2);
+			await("the claims applied").atMost(PATIENCE)
+				.until(() -> first.api().boundValues(Set.of("alice", "bob", "carol")).size() == 3);
+		}
+		// the claims topic deleted and created again, the stages' topics and changelogs kept: the marks come back
+		// with their changelog, and must not hold back the new topic's first offsets
+		try (Admin admin = admin()) {
+			admin.deleteTopics(List.of(ID + ".claims")).all().get(30, TimeUnit.SECONDS);
+			await("the claims topic gone").atMost(PATIENCE)
+				.until(() -> !admin.listTopics().names().get(10, TimeUnit.SECONDS).contains(ID + ".claims"));
+		}
+
+		try (ServiceInstance again = start(); KafkaProbe kafka = new KafkaProbe(this.broker.getBrokersAsString())) {
+			claim(kafka, "dave", "v4", t + 3);
+			await("the new topic's first claim applied").atMost(PATIENCE)
+				.until(() -> again.api().binding("dave").status() == 200);
+		}
+	}
+
 	/** What the broker does to a group whose members are all gone longer than its offsets' retention. */
 	private void forgetCommittedOffsets() {
-		try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-				this.broker.getBrokersAsString()))) {
+		try (Admin admin = admin()) {
 			// static members stay in their groups for a session timeout after their instance stops
 			await("the stages' groups deleted").atMost(PATIENCE).pollInterval(Duration.ofSeconds(1)).until(() -> {
 				try {
@@ -100,6 +124,10 @@ class ReplayedInputIntegrationTests {
 				}
 			});
 		}
+	}
+
+	private Admin admin() {
+		return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, this.broker.getBrokersAsString()));
 	}
 
 	private ServiceInstance start() {

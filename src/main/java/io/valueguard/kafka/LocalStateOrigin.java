@@ -12,7 +12,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.Map;
 import java.util.Properties;
+import java.util.StringJoiner;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -42,20 +44,40 @@ public class LocalStateOrigin {
 
 	static final String CLAIMS_TOPIC_ID = "claims.topic.id";
 
+	/** The streams configuration that carries {@link #inputTopicIds()} to the stages' tasks (store/AppliedInput). */
+	static final String INPUT_TOPIC_IDS = "valueguard.input-topic-ids";
+
 	/** Kafka Streams' lock on an application's state directory, held while a client runs in it. */
 	private static final String STREAMS_LOCK = ".lock";
 
 	private final Properties origin;
 
+	private final Map<String, String> inputTopicIds;
+
 	@Autowired
 	LocalStateOrigin(TopicProvisioner topics) {
-		this(topics.clusterId(), topics.claimsTopicId());
+		this(topics.clusterId(), topics.claimsTopicId(), topics.inputTopicIds());
 	}
 
 	LocalStateOrigin(String clusterId, String claimsTopicId) {
+		this(clusterId, claimsTopicId, Map.of());
+	}
+
+	LocalStateOrigin(String clusterId, String claimsTopicId, Map<String, String> inputTopicIds) {
 		this.origin = new Properties();
 		this.origin.setProperty(CLUSTER_ID, clusterId);
 		this.origin.setProperty(CLAIMS_TOPIC_ID, claimsTopicId);
+		this.inputTopicIds = inputTopicIds;
+	}
+
+	/**
+	 * The ids of the topics the stages read, for the stages' configuration ({@link #INPUT_TOPIC_IDS}): the marks of
+	 * the input a task applied belong to one incarnation of a topic, and a topic created again starts without them.
+	 */
+	String inputTopicIds() {
+		StringJoiner ids = new StringJoiner(",");
+		this.inputTopicIds.forEach((topic, id) -> ids.add(topic + "=" + id));
+		return ids.toString();
 	}
 
 	/**

@@ -87,6 +87,7 @@ class StreamsClientSettings implements StreamsBuilderFactoryBeanConfigurer {
 			if (!configuration.containsKey(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG)) {
 				BoundedRocksDb.configure(configuration, this.properties.rocksdb());
 			}
+			configuration.put(LocalStateOrigin.INPUT_TOPIC_IDS, this.stateOrigin.inputTopicIds());
 			outlastOutagesWhenSending(configuration);
 			retryTransactionsSoon(configuration);
 			factoryBean.setStreamsConfiguration(configuration);

@@ -52,6 +52,8 @@ public class TopicProvisioner {
 
 	private String claimsTopicId = "";
 
+	private Map<String, String> inputTopicIds = Map.of();
+
 	public TopicProvisioner(ValueGuardProperties properties, KafkaAdmin kafkaAdmin) {
 		this.properties = properties;
 		try (Admin admin = Admin.create(kafkaAdmin.getConfigurationProperties())) {
@@ -67,6 +69,14 @@ public class TopicProvisioner {
 	/** The claims topic's id: another when the topic has been deleted and created again. */
 	public String claimsTopicId() {
 		return this.claimsTopicId;
+	}
+
+	/**
+	 * The ids of the topics the stages read (claims, rerouted claims, verdicts, owner commands), by name: another id
+	 * when a topic has been deleted and created again.
+	 */
+	public Map<String, String> inputTopicIds() {
+		return this.inputTopicIds;
 	}
 
 	/** Partition count of the claims topic, and so of the key stage. */
@@ -101,6 +111,12 @@ public class TopicProvisioner {
 		this.ownerCommandsPartitions = describe(admin, this.properties.ownerCommandsTopic())
 			.map((d) -> d.partitions().size())
 			.orElseGet(() -> create(admin, this.properties.ownerCommandsTopic(), topics.partitions(), Map.of()));
+		Map<String, String> inputTopicIds = new HashMap<>();
+		for (String input : List.of(topics.claims(), this.properties.reroutedClaimsTopic(),
+				this.properties.evictionFeedbackTopic(), this.properties.ownerCommandsTopic())) {
+			inputTopicIds.put(input, awaitDescription(admin, input).topicId().toString());
+		}
+		this.inputTopicIds = Map.copyOf(inputTopicIds);
 		Map<String, String> bindings = new HashMap<>(this.properties.store().compaction());
 		bindings.put(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT);
 		ensure(admin, topics.bindings(), topics.partitions(), bindings);

@@ -1,6 +1,7 @@
 package io.valueguard.store;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -31,6 +32,13 @@ public final class AppliedInput extends PreCommitStore {
 
 	private static final Log logger = LogFactory.getLog(AppliedInput.class);
 
+	/**
+	 * The streams configuration that names the ids of the topics the stages read ({@code name=id,...}, set by
+	 * kafka/LocalStateOrigin): a mark belongs to one incarnation of its topic, so a topic deleted and created again
+	 * starts without marks, though its old marks come back with the changelog.
+	 */
+	public static final String INPUT_TOPIC_IDS = "valueguard.input-topic-ids";
+
 	/** A task's input partitions: the claims, rerouted claims and verdicts of a key stage, one for a value stage. */
 	private final List<Mark> marks = new ArrayList<>(3);
 
@@ -41,6 +49,8 @@ public final class AppliedInput extends PreCommitStore {
 
 	private Runnable passedOver = () -> {
 	};
+
+	private Map<String, String> topicIds = Map.of();
 
 	private AppliedInput(String name) {
 		super(name);
@@ -68,6 +78,7 @@ public final class AppliedInput extends PreCommitStore {
 		// at-least-once replays what a crash interrupted anyway, and its stores' writes and these marks reach the
 		// changelogs in no set order, so a mark could name records whose writes never got there
 		this.exactlyOnce = exactlyOnce(context.appConfigs().get(StreamsConfig.PROCESSING_GUARANTEE_CONFIG));
+		this.topicIds = topicIds(context.appConfigs().get(INPUT_TOPIC_IDS));
 		// a store that Kafka Streams reuses for a new task: its marks are read again from the restored store
 		this.marks.clear();
 	}
@@ -100,13 +111,26 @@ public final class AppliedInput extends PreCommitStore {
 		return guarantee != null && !StreamsConfig.AT_LEAST_ONCE.equals(guarantee.toString());
 	}
 
+	private static Map<String, String> topicIds(@Nullable Object configured) {
+		Map<String, String> ids = new HashMap<>();
+		if (configured != null) {
+			for (String entry : configured.toString().split(",")) {
+				int equals = entry.indexOf('=');
+				if (equals > 0) {
+					ids.put(entry.substring(0, equals), entry.substring(equals + 1));
+				}
+			}
+		}
+		return ids;
+	}
+
 	private Mark markOf(String topic, int partition) {
 		for (Mark mark : this.marks) {
 			if (mark.partition == partition && mark.topic.equals(topic)) {
 				return mark;
 			}
 		}
-		Mark mark = new Mark(topic, partition);
+		Mark mark = new Mark(topic, partition, this.topicIds.get(topic));
 		Long applied = this.store.get(mark.key);
 		mark.applied = (applied != null) ? applied : -1;
 		this.marks.add(mark);
@@ -136,6 +160,8 @@ public final class AppliedInput extends PreCommitStore {
 
 		private final int partition;
 
+		private final String name;
+
 		private final String key;
 
 		private long applied;
@@ -146,16 +172,18 @@ public final class AppliedInput extends PreCommitStore {
 
 		private long firstPassedOver;
 
-		private Mark(String topic, int partition) {
+		private Mark(String topic, int partition, @Nullable String topicId) {
 			this.topic = topic;
 			this.partition = partition;
-			this.key = topic + "-" + partition;
+			this.name = topic + "-" + partition;
+			// the store's key: the topic's incarnation too, where the configuration names it
+			this.key = this.name + ((topicId != null) ? "@" + topicId : "");
 		}
 
 		private void passOver(long offset) {
 			if (this.passedOver == 0) {
 				this.firstPassedOver = offset;
-				logger.warn("Kafka hands this task input it applied before: " + this.key + " at offset " + offset
+				logger.warn("Kafka hands this task input it applied before: " + this.name + " at offset " + offset
 						+ ", applied up to " + this.applied + ". The group's committed offset went back (expired, "
 						+ "reset, or served by the group coordinator from a partial load: docs/reliability.md); the "
 						+ "records up to " + this.applied + " are passed over, not applied twice");
@@ -165,7 +193,7 @@ public final class AppliedInput extends PreCommitStore {
 
 		private void ended(long offset) {
 			if (this.passedOver > 0) {
-				logger.warn("Passed over " + this.passedOver + " records of " + this.key + " applied before (offsets "
+				logger.warn("Passed over " + this.passedOver + " records of " + this.name + " applied before (offsets "
 						+ this.firstPassedOver + " to " + this.applied + "); applying again from offset " + offset);
 				this.passedOver = 0;
 			}

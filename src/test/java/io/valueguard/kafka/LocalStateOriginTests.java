@@ -5,7 +5,10 @@ import java.nio.channels.FileLock;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Map;
+import java.util.TreeMap;
 
+import io.valueguard.store.AppliedInput;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -19,6 +22,15 @@ class LocalStateOriginTests {
 	Path state;
 
 	private final LocalStateOrigin here = new LocalStateOrigin("cluster-b", "claims-1");
+
+	@Test
+	void shouldHandTheInputTopicsIdsToTheStagesTasksUnderTheNameTheyReadThemBy() {
+		LocalStateOrigin origin = new LocalStateOrigin("cluster-b", "claims-1",
+				new TreeMap<>(Map.of("valueguard.claims", "claims-1", "valueguard-owner-commands", "commands-1")));
+
+		assertThat(origin.inputTopicIds()).isEqualTo("valueguard-owner-commands=commands-1,valueguard.claims=claims-1");
+		assertThat(LocalStateOrigin.INPUT_TOPIC_IDS).isEqualTo(AppliedInput.INPUT_TOPIC_IDS);
+	}
 
 	@Test
 	void shouldStampANewDirectory() throws Exception {

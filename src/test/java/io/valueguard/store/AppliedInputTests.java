@@ -1,6 +1,7 @@
 package io.valueguard.store;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -125,16 +126,39 @@ class AppliedInputTests {
 		assertThat(this.passedOver).hasValue(0);
 	}
 
+	@Test
+	void shouldStartWithoutMarksOnATopicCreatedAgain() {
+		AppliedInput before = task(StreamsConfig.EXACTLY_ONCE_V2, CLAIMS + "=first," + VERDICTS + "=verdicts");
+		applyAll(before, CLAIMS, 0, 0, 10);
+		before.flushCache();
+
+		// the claims topic deleted and created again beside the changelog that keeps the old marks
+		AppliedInput after = task(StreamsConfig.EXACTLY_ONCE_V2, CLAIMS + "=second," + VERDICTS + "=verdicts");
+		assertThat(applyAll(after, CLAIMS, 0, 0, 3)).containsExactly(0L, 1L, 2L);
+		assertThat(this.passedOver).hasValue(0);
+
+		AppliedInput again = task(StreamsConfig.EXACTLY_ONCE_V2, CLAIMS + "=first," + VERDICTS + "=verdicts");
+		assertThat(applyAll(again, CLAIMS, 0, 8, 12)).as("the first topic's marks").containsExactly(10L, 11L);
+	}
+
 	private AppliedInput task() {
 		return task(StreamsConfig.EXACTLY_ONCE_V2);
 	}
 
-	@SuppressWarnings("unchecked")
 	private AppliedInput task(String guarantee) {
+		return task(guarantee, null);
+	}
+
+	@SuppressWarnings("unchecked")
+	private AppliedInput task(String guarantee, String topicIds) {
 		AppliedInput applied = AppliedInput.builder("applied").build();
 		applied.init(new MockProcessorContext<String, String>().getStateStoreContext(), applied);
 		InternalProcessorContext<Object, Object> context = mock(InternalProcessorContext.class);
-		given(context.appConfigs()).willReturn(Map.of(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, guarantee));
+		Map<String, Object> configuration = new HashMap<>(Map.of(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, guarantee));
+		if (topicIds != null) {
+			configuration.put(AppliedInput.INPUT_TOPIC_IDS, topicIds);
+		}
+		given(context.appConfigs()).willReturn(configuration);
 		applied.connect(context, this.marks, this.passedOver::incrementAndGet);
 		return applied;
 	}
