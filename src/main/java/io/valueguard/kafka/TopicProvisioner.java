@@ -97,10 +97,6 @@ public class TopicProvisioner {
 		int claimsPartitions = existingClaims.map((d) -> d.partitions().size())
 			.orElseGet(() -> create(admin, topics.claims(), topics.partitions(),
 					Map.of(TopicConfig.MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG, Long.toString(maxSkew))));
-		// where the stages' local state must come from (LocalStateOrigin)
-		this.claimsTopicId = existingClaims.orElseGet(() -> awaitDescription(admin, topics.claims()))
-			.topicId()
-			.toString();
 		this.clusterId = Objects.requireNonNullElse(await(admin.describeCluster().clusterId(), "read the cluster's id"),
 				"");
 		ensureCoPartitioned(admin, this.properties.evictionFeedbackTopic(), claimsPartitions,
@@ -117,6 +113,8 @@ public class TopicProvisioner {
 			inputTopicIds.put(input, awaitDescription(admin, input).topicId().toString());
 		}
 		this.inputTopicIds = Map.copyOf(inputTopicIds);
+		// where the stages' local state must come from (LocalStateOrigin)
+		this.claimsTopicId = inputTopicIds.get(topics.claims());
 		Map<String, String> bindings = new HashMap<>(this.properties.store().compaction());
 		bindings.put(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT);
 		ensure(admin, topics.bindings(), topics.partitions(), bindings);
