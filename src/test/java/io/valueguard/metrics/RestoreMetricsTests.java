@@ -34,6 +34,31 @@ class RestoreMetricsTests {
 	}
 
 	@Test
+	void shouldCountEachSmallStoreUnderItsOwnName() {
+		TopicPartition marks = new TopicPartition("valueguard-values-owners-applied-offsets-changelog", 1);
+		this.restores.onRestoreStart(marks, "owners-applied-offsets", 0, 12);
+		this.restores.onBatchRestored(marks, "owners-applied-offsets", 12, 12);
+		this.restores.onRestoreEnd(marks, "owners-applied-offsets", 12);
+		this.restores.onBatchLoaded(new TopicPartition("valueguard-values-erasures-changelog", 1), "erasures",
+				null, 3, 3, 3);
+
+		assertThat(this.registry.get("valueguard.restore.records.restored")
+			.tag("store", "owners-applied-offsets")
+			.counter()
+			.count()).isEqualTo(12);
+		assertThat(this.registry.get("valueguard.restore.duration")
+			.tag("store", "owners-applied-offsets")
+			.timer()
+			.count()).isEqualTo(1);
+		assertThat(this.registry.get("valueguard.standby.records.updated").tag("store", "erasures").counter().count())
+			.isEqualTo(3);
+		assertThat(this.registry.get("valueguard.restore.records.restored").tag("store", "bindings").counter().count())
+			.isZero();
+		assertThat(this.registry.get("valueguard.standby.records.updated").tag("store", "bindings").counter().count())
+			.isZero();
+	}
+
+	@Test
 	void shouldLogEachRestoredPartitionOnceItEnds(CapturedOutput output) {
 		this.restores.onRestoreStart(this.changelog, "bindings", 0, 1_000);
 		this.restores.onBatchRestored(this.changelog, "bindings", 1_000, 1_000);
