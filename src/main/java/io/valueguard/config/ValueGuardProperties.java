@@ -141,12 +141,14 @@ public record ValueGuardProperties(@DefaultValue("valueguard") @NotBlank String 
 	 * ({@code commit.interval.ms}), so that a stage commits at most about twice as often as that says. Shorter
 	 * answers synchronous claims sooner when they follow each other closely, at the price of more transactions
 	 * (docs/benchmarks.md, "Prompt commits counted from any commit")
+	 * @param offsetsCheckAfter how long a stage may stay out of RUNNING before this instance asks the broker whether
+	 * the group coordinator holds back its partitions' committed offsets, and logs why and what to do
 	 */
 	public record Streams(@DefaultValue("true") boolean leaveGroupOnClose,
 			@DefaultValue("30s") Duration closeTimeout, @DefaultValue("10") @Min(0) int maxThreadReplacements,
 			@DefaultValue("10m") Duration threadReplacementWindow, @DefaultValue("1s") Duration restartBackoff,
 			@DefaultValue("1m") Duration maxRestartBackoff, @DefaultValue("5") @Min(0) int maxRestarts,
-			@Nullable Duration promptCommitInterval) {
+			@Nullable Duration promptCommitInterval, @DefaultValue("1m") Duration offsetsCheckAfter) {
 
 		public Streams {
 			if (promptCommitInterval != null && (promptCommitInterval.isNegative() || promptCommitInterval.isZero())) {

@@ -1,0 +1,17 @@
+package io.valueguard.kafka;
+
+import java.util.Set;
+
+import org.apache.kafka.common.TopicPartition;
+
+/** Asks the broker whether a group's committed offsets of some partitions are held back, and by what. */
+@FunctionalInterface
+interface OffsetsInspector {
+
+	/**
+	 * @param group the stage's group (its application id)
+	 * @param assigned the input partitions of the tasks this instance was assigned
+	 */
+	HeldBackOffsets inspect(String group, Set<TopicPartition> assigned) throws Exception;
+
+}
