@@ -326,7 +326,7 @@ class HelmChartTests {
 		assertThat(monitor.getMetadata().getLabels()).containsEntry("release", "kube-prometheus-stack");
 		PrometheusRule rules = only(objects, PrometheusRule.class);
 		assertThat(rules.getSpec().getGroups()).singleElement()
-			.satisfies((group) -> assertThat(group.getRules()).hasSize(15));
+			.satisfies((group) -> assertThat(group.getRules()).hasSize(16));
 		ConfigMap dashboard = objects.stream()
 			.filter(ConfigMap.class::isInstance)
 			.map(ConfigMap.class::cast)

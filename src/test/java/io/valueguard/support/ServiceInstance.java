@@ -28,12 +28,17 @@ public final class ServiceInstance implements AutoCloseable {
 	/** Starts an instance and waits up to {@code patience} for its readiness; {@code more} arguments as given. */
 	public static ServiceInstance start(String id, String bootstrapServers, Path state, Duration patience,
 			String... more) {
-		int port = FreePorts.next();
-		ServiceInstance instance = new ServiceInstance(new SpringApplicationBuilder(ValueGuardApplication.class)
-			.run(ServiceArguments.onTopicsOf(id, bootstrapServers, state, port, more)), port);
+		ServiceInstance instance = launch(id, bootstrapServers, state, more);
 		ApiClient api = instance.api();
 		await("ready").atMost(patience).until(() -> api.get("/actuator/health/readiness").status() == 200);
 		return instance;
+	}
+
+	/** Starts an instance without waiting for its readiness, for tests of what keeps it from getting ready. */
+	public static ServiceInstance launch(String id, String bootstrapServers, Path state, String... more) {
+		int port = FreePorts.next();
+		return new ServiceInstance(new SpringApplicationBuilder(ValueGuardApplication.class)
+			.run(ServiceArguments.onTopicsOf(id, bootstrapServers, state, port, more)), port);
 	}
 
 	public int port() {

@@ -1,0 +1,126 @@
+package io.valueguard.kafka;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import io.valueguard.support.ApiClient;
+import io.valueguard.support.EmbeddedBrokers;
+import io.valueguard.support.KafkaProbe;
+import io.valueguard.support.Scrape;
+import io.valueguard.support.ServiceInstance;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A stage whose group's committed offsets a transaction holds back cannot start its tasks: here a producer commits
+ * offsets for the key stage's group in a transaction it leaves open, as a crashed instance's producer would until the
+ * transaction times out. The instance must say, from the broker, which partitions wait and on which transaction, and
+ * go on once the transaction ends.
+ */
+@Tag("integration")
+@ExtendWith(OutputCaptureExtension.class)
+class OffsetsWatchIntegrationTests {
+
+	private static final Duration PATIENCE = Duration.ofSeconds(90);
+
+	private static final String ID = "held";
+
+	private static final String HOLDER = "held-back-offsets-holder";
+
+	@TempDir
+	Path work;
+
+	private final EmbeddedKafkaKraftBroker broker = EmbeddedBrokers.exactlyOnce();
+
+	@AfterEach
+	void stopBroker() {
+		this.broker.destroy();
+	}
+
+	@Test
+	void shouldNameTheOpenTransactionThatHoldsTheKeyStagesOffsetsAndGoOnWhenItEnds(CapturedOutput output)
+			throws Exception {
+		try (ServiceInstance first = start(); KafkaProbe kafka = new KafkaProbe(this.broker.getBrokersAsString())) {
+			kafka.send(ID + ".claims", bytes("alice"), bytes("v1"), System.currentTimeMillis());
+			await("alice bound").atMost(PATIENCE).until(() -> first.api().binding("alice").status() == 200);
+		}
+		Map<TopicPartition, OffsetAndMetadata> committed;
+		try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+				this.broker.getBrokersAsString()))) {
+			committed = new HashMap<>(admin.listConsumerGroupOffsets(ID + "-keys")
+				.partitionsToOffsetAndMetadata()
+				.get(30, TimeUnit.SECONDS));
+		}
+		committed.keySet().removeIf((partition) -> !partition.topic().equals(ID + ".claims"));
+		assertThat(committed).as("the key stage's committed claims offsets").isNotEmpty();
+
+		try (KafkaProducer<byte[], byte[]> holder = holder()) {
+			holder.initTransactions();
+			holder.beginTransaction();
+			// the same offsets again, in a transaction left open: the coordinator holds them back until it ends
+			holder.sendOffsetsToTransaction(committed, new ConsumerGroupMetadata(ID + "-keys"));
+
+			try (ServiceInstance again = ServiceInstance.launch(ID, this.broker.getBrokersAsString(),
+					this.work.resolve("state"), "--valueguard.streams.offsets-check-after=3s")) {
+				ApiClient api = again.api();
+				await("the diagnosis").atMost(PATIENCE)
+					.untilAsserted(() -> assertThat(output.getOut()).contains("Stage " + ID + "-keys has not been "
+							+ "RUNNING for")
+						.contains("as a transaction's until this open transaction ends: [" + HOLDER + " (Ongoing"));
+				assertThat(output.getOut()).contains(ID + ".claims-0");
+				Scrape scrape = new Scrape(api.get("/actuator/prometheus").body());
+				assertThat(scrape.sum("valueguard_offsets_held_back_partitions", "application_id=\"" + ID + "-keys\"",
+						"transaction=\"open\"")).hasValue(committed.size());
+				assertThat(scrape.sum("valueguard_offsets_held_back_partitions", "transaction=\"none\"")).hasValue(0);
+				assertThat(api.get("/actuator/health/readiness").status()).isEqualTo(503);
+
+				holder.abortTransaction();
+
+				await("ready once the transaction ended").atMost(PATIENCE)
+					.until(() -> api.get("/actuator/health/readiness").status() == 200);
+				await("the diagnosis cleared").atMost(PATIENCE)
+					.untilAsserted(() -> assertThat(new Scrape(api.get("/actuator/prometheus").body())
+						.sum("valueguard_offsets_held_back_partitions")).hasValue(0));
+				assertThat(output.getOut()).contains("Stage " + ID + "-keys: the committed offsets of");
+				assertThat(api.binding("alice").status()).isEqualTo(200);
+			}
+		}
+	}
+
+	private KafkaProducer<byte[], byte[]> holder() {
+		return new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, this.broker.getBrokersAsString(),
+				ProducerConfig.TRANSACTIONAL_ID_CONFIG, HOLDER, ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 600_000),
+				new ByteArraySerializer(), new ByteArraySerializer());
+	}
+
+	private ServiceInstance start() {
+		return ServiceInstance.start(ID, this.broker.getBrokersAsString(), this.work.resolve("state"), PATIENCE);
+	}
+
+	private static byte[] bytes(String text) {
+		return text.getBytes(StandardCharsets.UTF_8);
+	}
+
+}
