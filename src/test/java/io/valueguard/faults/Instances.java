@@ -9,10 +9,12 @@ import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 
 import io.valueguard.support.InstanceProcess;
 import org.apache.kafka.common.utils.Utils;
 import org.awaitility.core.ConditionTimeoutException;
+import org.jspecify.annotations.Nullable;
 
 import static org.awaitility.Awaitility.await;
 
@@ -26,6 +28,12 @@ final class Instances {
 	 * and the report's readiness column shows it.
 	 */
 	static final Duration RECOVERY = Duration.parse(System.getProperty("valueguard.faults.recovery", "PT6M"));
+
+	/** How many times one wait may restart the broker for offsets no transaction will clear. */
+	static final int REMEDIES = 3;
+
+	/** How often the instances' logs are read for that diagnosis while waiting. */
+	private static final Duration DIAGNOSES_APART = Duration.ofSeconds(10);
 
 	private Instances() {
 	}
@@ -54,6 +62,20 @@ final class Instances {
 	 * logs.
 	 */
 	static void awaitReady(List<InstanceProcess> instances) {
+		awaitReady(instances, null);
+	}
+
+	/**
+	 * Waits as {@link #awaitReady(List)}, and applies the operator's remedy when an instance says that a stage waits
+	 * for committed offsets no transaction will clear (Kafka's group coordinator serving a partial load after a broker
+	 * restart, docs/reliability.md): {@code remedy} restarts the broker and returns what it did, for the report. At
+	 * most {@link #REMEDIES} times a wait.
+	 * @param remedy null: none, the wait fails as the stall does not heal by itself
+	 */
+	static void awaitReady(List<InstanceProcess> instances, @Nullable Function<String, String> remedy) {
+		NeverClearedOffsets diagnoses = new NeverClearedOffsets(instances);
+		long[] lookedAt = { System.nanoTime() };
+		int[] applied = { 0 };
 		try {
 			await("every instance ready").atMost(RECOVERY).pollInterval(Duration.ofMillis(250)).until(() -> {
 				for (InstanceProcess instance : instances) {
@@ -61,7 +83,19 @@ final class Instances {
 						throw new IllegalStateException(instance.name() + " exited, see " + instance.logFile());
 					}
 				}
-				return instances.stream().allMatch(InstanceProcess::ready);
+				if (instances.stream().allMatch(InstanceProcess::ready)) {
+					return true;
+				}
+				if (remedy != null && applied[0] < REMEDIES
+						&& System.nanoTime() - lookedAt[0] >= DIAGNOSES_APART.toNanos()) {
+					lookedAt[0] = System.nanoTime();
+					List<String> found = diagnoses.since(instances);
+					if (!found.isEmpty()) {
+						applied[0]++;
+						System.out.println("Remedy: " + remedy.apply(found.get(0)));
+					}
+				}
+				return false;
 			});
 		}
 		catch (ConditionTimeoutException ex) {
