@@ -71,7 +71,8 @@ public class OffsetsWatch implements SmartLifecycle {
 
 	private final Map<String, Stage> stages = new ConcurrentHashMap<>();
 
-	private @Nullable OffsetsInspector inspector;
+	/** Given by tests; otherwise one over {@link #admin}. */
+	private final @Nullable OffsetsInspector inspector;
 
 	private @Nullable Admin admin;
 
@@ -133,11 +134,7 @@ public class OffsetsWatch implements SmartLifecycle {
 				Thread.currentThread().interrupt();
 			}
 		}
-		Admin client = this.admin;
-		this.admin = null;
-		if (client != null) {
-			client.close(Duration.ofSeconds(5));
-		}
+		closeAdmin();
 	}
 
 	@Override
@@ -146,17 +143,23 @@ public class OffsetsWatch implements SmartLifecycle {
 	}
 
 	void checkAll() {
+		boolean stalled = false;
 		for (StreamsBuilderFactoryBean factory : this.clients.all()) {
 			try {
-				check(StreamsClients.applicationIdOf(factory), factory.getKafkaStreams());
+				stalled |= check(StreamsClients.applicationIdOf(factory), factory.getKafkaStreams());
 			}
 			catch (RuntimeException ex) {
+				stalled = true;
 				logger.debug("Could not check the committed offsets of " + StreamsClients.applicationIdOf(factory), ex);
 			}
 		}
+		if (!stalled) {
+			closeAdmin();
+		}
 	}
 
-	private void check(String applicationId, @Nullable KafkaStreams streams) {
+	/** @return whether the stage has been out of RUNNING past the threshold */
+	private boolean check(String applicationId, @Nullable KafkaStreams streams) {
 		long now = this.nanoTime.getAsLong();
 		Stage stage = this.stages.computeIfAbsent(applicationId, (id) -> {
 			Stage created = new Stage();
@@ -166,18 +169,18 @@ public class OffsetsWatch implements SmartLifecycle {
 		if (streams != null && streams.state() == KafkaStreams.State.RUNNING) {
 			stage.runningAtNanos = now;
 			cleared(applicationId, stage, "the stage is RUNNING");
-			return;
+			return false;
 		}
 		Duration notRunning = Duration.ofNanos(now - stage.runningAtNanos);
 		if (streams == null || notRunning.compareTo(this.after) < 0) {
-			return;
+			return false;
 		}
 		// only a stage that rebalances waits for its offsets; one that failed or stops is the supervisor's
 		Set<TopicPartition> assigned = (streams.state() == KafkaStreams.State.REBALANCING) ? assigned(streams)
 				: Set.of();
 		if (assigned.isEmpty()) {
 			cleared(applicationId, stage, "no task waits here");
-			return;
+			return true;
 		}
 		HeldBackOffsets found;
 		try {
@@ -185,11 +188,11 @@ public class OffsetsWatch implements SmartLifecycle {
 		}
 		catch (Exception ex) {
 			logger.debug("Could not ask the broker about the committed offsets of " + applicationId, ex);
-			return;
+			return true;
 		}
 		if (!found.any()) {
 			cleared(applicationId, stage, "the broker holds none back");
-			return;
+			return true;
 		}
 		HeldBackOffsets before = stage.found;
 		stage.found = found;
@@ -200,6 +203,7 @@ public class OffsetsWatch implements SmartLifecycle {
 			logger.warn("Stage " + applicationId + " has not been RUNNING for " + notRunning.toSeconds() + " s: "
 					+ found.describe());
 		}
+		return true;
 	}
 
 	private void cleared(String applicationId, Stage stage, String why) {
@@ -224,15 +228,24 @@ public class OffsetsWatch implements SmartLifecycle {
 	}
 
 	private OffsetsInspector inspector() {
-		OffsetsInspector current = this.inspector;
-		if (current == null) {
-			// made on the first stage that stays out of RUNNING: an instance that runs never opens it
-			Admin client = Admin.create(this.kafkaAdmin.getConfigurationProperties());
-			this.admin = client;
-			current = new AdminOffsetsInspector(client, REQUEST_TIMEOUT.toMillis());
-			this.inspector = current;
+		if (this.inspector != null) {
+			return this.inspector;
 		}
-		return current;
+		// opened while a stage stays out of RUNNING, closed once none does: an instance that runs holds no admin client
+		Admin client = this.admin;
+		if (client == null) {
+			client = Admin.create(this.kafkaAdmin.getConfigurationProperties());
+			this.admin = client;
+		}
+		return new AdminOffsetsInspector(client, REQUEST_TIMEOUT.toMillis());
+	}
+
+	private void closeAdmin() {
+		Admin client = this.admin;
+		this.admin = null;
+		if (client != null) {
+			client.close(Duration.ofSeconds(5));
+		}
 	}
 
 }
