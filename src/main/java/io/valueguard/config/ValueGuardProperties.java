@@ -155,6 +155,10 @@ public record ValueGuardProperties(@DefaultValue("valueguard") @NotBlank String 
 				throw new IllegalArgumentException("valueguard.streams.prompt-commit-interval must be positive, not "
 						+ promptCommitInterval);
 			}
+			if (offsetsCheckAfter.isNegative()) {
+				throw new IllegalArgumentException("valueguard.streams.offsets-check-after must not be negative, not "
+						+ offsetsCheckAfter);
+			}
 		}
 
 	}

@@ -1,5 +1,6 @@
 package io.valueguard.config;
 
+import java.time.Duration;
 import java.util.Map;
 
 import io.valueguard.kafka.local.EmbeddedKafkaProperties;
@@ -40,6 +41,7 @@ class ValueGuardPropertiesTests {
 					Map.of("max.compaction.lag.ms", "86400000", "delete.retention.ms", "86400000"));
 			// unset: the stages ask for a commit at most once per commit interval
 			assertThat(properties.streams().promptCommitInterval()).isNull();
+			assertThat(properties.streams().offsetsCheckAfter()).isEqualTo(Duration.ofMinutes(1));
 		});
 	}
 
@@ -48,7 +50,8 @@ class ValueGuardPropertiesTests {
 		Map<String, String> bad = Map.of("valueguard.standby-replicas", "-1", "valueguard.advertised-port", "70000",
 				"valueguard.metrics.recording-level", "debug", "valueguard.advertised-host", "my host",
 				"valueguard.store.max-compaction-lag", "0s", "valueguard.metrics.refresh-interval", "soon",
-				"valueguard.retention", "-1d", "valueguard.streams.prompt-commit-interval", "0ms");
+				"valueguard.retention", "-1d", "valueguard.streams.prompt-commit-interval", "0ms",
+				"valueguard.streams.offsets-check-after", "-1s");
 		bad.forEach((name, value) -> this.runner.withPropertyValues(name + "=" + value)
 			.run((context) -> assertThat(context).as(name).hasFailed()
 				.getFailure()
