@@ -4,9 +4,6 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import java.util.stream.Collectors;
 
@@ -65,8 +62,6 @@ public class OffsetsWatch implements SmartLifecycle {
 
 	private final Duration after;
 
-	private final Duration checkInterval;
-
 	private final LongSupplier nanoTime;
 
 	private final Map<String, Stage> stages = new ConcurrentHashMap<>();
@@ -76,7 +71,7 @@ public class OffsetsWatch implements SmartLifecycle {
 
 	private @Nullable Admin admin;
 
-	private volatile @Nullable ScheduledExecutorService executor;
+	private final PeriodicCheck schedule;
 
 	@Autowired
 	public OffsetsWatch(StreamsClients clients, KafkaAdmin kafkaAdmin, ValueGuardProperties properties) {
@@ -98,7 +93,7 @@ public class OffsetsWatch implements SmartLifecycle {
 		this.clients = clients;
 		this.kafkaAdmin = kafkaAdmin;
 		this.after = after;
-		this.checkInterval = checkInterval;
+		this.schedule = new PeriodicCheck("valueguard-offsets-watch", checkInterval, this::checkAll);
 		this.inspector = inspector;
 		this.nanoTime = nanoTime;
 	}
@@ -111,35 +106,18 @@ public class OffsetsWatch implements SmartLifecycle {
 
 	@Override
 	public void start() {
-		ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor((task) -> {
-			Thread thread = new Thread(task, "valueguard-offsets-watch");
-			thread.setDaemon(true);
-			return thread;
-		});
-		scheduler.scheduleWithFixedDelay(this::checkAll, this.checkInterval.toMillis(), this.checkInterval.toMillis(),
-				TimeUnit.MILLISECONDS);
-		this.executor = scheduler;
+		this.schedule.start();
 	}
 
 	@Override
 	public void stop() {
-		ScheduledExecutorService scheduler = this.executor;
-		this.executor = null;
-		if (scheduler != null) {
-			scheduler.shutdownNow();
-			try {
-				scheduler.awaitTermination(10, TimeUnit.SECONDS);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-			}
-		}
+		this.schedule.stop(Duration.ofSeconds(10));
 		closeAdmin();
 	}
 
 	@Override
 	public boolean isRunning() {
-		return this.executor != null;
+		return this.schedule.isRunning();
 	}
 
 	void checkAll() {

@@ -6,9 +6,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 
 import io.valueguard.config.ValueGuardProperties;
 import org.apache.commons.logging.Log;
@@ -70,9 +67,7 @@ public class StreamsSupervisor implements SmartLifecycle, ApplicationListener<Co
 
 	private final Map<String, Watch> watches = new ConcurrentHashMap<>();
 
-	private final Duration checkInterval;
-
-	private volatile @Nullable ScheduledExecutorService executor;
+	private final PeriodicCheck schedule;
 
 	@Autowired
 	public StreamsSupervisor(StreamsClients clients, StreamThreadFailures failures, ValueGuardProperties properties) {
@@ -85,7 +80,7 @@ public class StreamsSupervisor implements SmartLifecycle, ApplicationListener<Co
 		this.clients = clients;
 		this.failures = failures;
 		this.settings = properties.streams();
-		this.checkInterval = checkInterval;
+		this.schedule = new PeriodicCheck("valueguard-streams-supervisor", checkInterval, this::checkAll);
 	}
 
 	/**
@@ -106,30 +101,13 @@ public class StreamsSupervisor implements SmartLifecycle, ApplicationListener<Co
 
 	@Override
 	public void start() {
-		ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor((task) -> {
-			Thread thread = new Thread(task, "valueguard-streams-supervisor");
-			thread.setDaemon(true);
-			return thread;
-		});
-		scheduler.scheduleWithFixedDelay(this::checkAll, this.checkInterval.toMillis(), this.checkInterval.toMillis(),
-				TimeUnit.MILLISECONDS);
-		this.executor = scheduler;
+		this.schedule.start();
 	}
 
 	/** Stops before the streams clients do, so that no restart races the shutdown. */
 	@Override
 	public void stop() {
-		ScheduledExecutorService scheduler = this.executor;
-		this.executor = null;
-		if (scheduler != null) {
-			scheduler.shutdownNow();
-			try {
-				scheduler.awaitTermination(this.settings.closeTimeout().toMillis(), TimeUnit.MILLISECONDS);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-			}
-		}
+		this.schedule.stop(this.settings.closeTimeout());
 	}
 
 	@Override
@@ -139,7 +117,7 @@ public class StreamsSupervisor implements SmartLifecycle, ApplicationListener<Co
 
 	@Override
 	public boolean isRunning() {
-		return this.executor != null;
+		return this.schedule.isRunning();
 	}
 
 	@Override
@@ -170,7 +148,7 @@ public class StreamsSupervisor implements SmartLifecycle, ApplicationListener<Co
 					+ " restart(s)");
 			watch.failedRestarts = 0;
 		}
-		if (state != KafkaStreams.State.ERROR || !factory.isRunning() || this.executor == null) {
+		if (state != KafkaStreams.State.ERROR || !factory.isRunning() || !this.schedule.isRunning()) {
 			watch.restartAtNanos = 0;
 			return;
 		}
