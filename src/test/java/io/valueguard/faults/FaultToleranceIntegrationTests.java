@@ -4,6 +4,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalDateTime;
+import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -52,6 +53,9 @@ class FaultToleranceIntegrationTests {
 
 	private static final Duration SLOW_ANSWER = Duration.ofSeconds(1);
 
+	/** When a fault began, to set beside the instances' and the broker's logs. */
+	private static final DateTimeFormatter BEGAN = DateTimeFormatter.ofPattern("HH:mm:ss").withZone(ZoneOffset.UTC);
+
 	private final int claims = Integer.getInteger("valueguard.faults.claims", 35_000);
 
 	private final int faults = Integer.getInteger("valueguard.faults.count", 5);
@@ -74,13 +78,13 @@ class FaultToleranceIntegrationTests {
 
 	/** What one fault did and cost. */
 	/**
-	 * What a fault cost. {@code strictElsewhereMillis} leaves out the struck instance's own answers: while it restarts
-	 * it serves HTTP before its clients can route, and answers 503 with readiness DOWN, when a load balancer would not
-	 * send to it; what the other instances answered meanwhile is what callers behind one see.
+	 * What a fault cost. {@code strictElsewhereMillis} and the stale figures leave out the struck instance's own
+	 * answers: while it restarts it serves HTTP before its clients can route, and answers 503 with readiness DOWN, when
+	 * a load balancer would not send to it; what the other instances answered meanwhile is what callers behind one see.
 	 */
-	record Outcome(String fault, long strictUnavailableMillis, long strictElsewhereMillis, long staleUnavailableMillis,
-			long slowStaleAnswers, long slowestStaleMillis, long readyAfterMillis, long readyAfterEndMillis,
-			long failedWrites) {
+	record Outcome(String fault, long startedAtMillis, long strictUnavailableMillis, long strictElsewhereMillis,
+			long staleElsewhereMillis, long slowStaleAnswers, long slowestStaleMillis, long readyAfterMillis,
+			long readyAfterEndMillis, long failedWrites) {
 
 	}
 
@@ -188,9 +192,10 @@ class FaultToleranceIntegrationTests {
 			if (answer.atMillis() < start || answer.atMillis() >= end || answer.status() == -1) {
 				continue;
 			}
-			if (answer.available() && answer.kind() == LookupProbe.Kind.STALE && !answer.instance().equals(struck)) {
-				// a stale read is asked for to be answered while the active cannot: how long it kept its caller (the
-				// struck instance's own answers wait for it to run again, which says nothing of routing)
+			// a stale read is asked for to be answered while the active cannot; the struck instance's own answers wait
+			// for it to run again, or refuse while it restarts, which says nothing of routing
+			boolean staleElsewhere = answer.kind() == LookupProbe.Kind.STALE && !answer.instance().equals(struck);
+			if (answer.available() && staleElsewhere) {
 				slowStale += (answer.tookMillis() > SLOW_ANSWER.toMillis()) ? 1 : 0;
 				slowestStale = Math.max(slowestStale, answer.tookMillis());
 			}
@@ -202,31 +207,34 @@ class FaultToleranceIntegrationTests {
 							strictElsewhere = Math.max(strictElsewhere, answer.atMillis() - start);
 						}
 					}
-					case STALE -> stale = Math.max(stale, answer.atMillis() - start);
+					case STALE -> stale = staleElsewhere ? Math.max(stale, answer.atMillis() - start) : stale;
 					case WRITE -> failedWrites++;
 				}
 			}
 		}
-		return new Outcome(fault, strict, strictElsewhere, stale, slowStale, slowestStale, window[2], window[3],
+		return new Outcome(fault, start, strict, strictElsewhere, stale, slowStale, slowestStale, window[2], window[3],
 				failedWrites);
 	}
 
 	private void report(List<Outcome> outcomes, List<LookupProbe.Answer> answers, ClaimStream stream)
 			throws Exception {
 		StringBuilder report = new StringBuilder();
-		report.append("| fault | strict lookups failing until | on the other instances | "
-				+ "?maxLag=1000 lookups failing until | ?maxLag=1000 answers slower than 1 s (slowest) | "
+		report.append("| fault | began (UTC) | strict lookups failing until | on the other instances | "
+				+ "?maxLag=1000 lookups on the other instances failing until | "
+				+ "?maxLag=1000 answers there slower than 1 s (slowest) | "
 				+ "all instances ready, after the fault began | after it ended | REST writes answered 503 |\n"
-				+ "| --- | --- | --- | --- | --- | --- | --- | --- |\n");
+				+ "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
 		for (Outcome outcome : outcomes) {
 			report.append("| ")
 				.append(outcome.fault())
+				.append(" | ")
+				.append(BEGAN.format(java.time.Instant.ofEpochMilli(outcome.startedAtMillis())))
 				.append(" | ")
 				.append(seconds(outcome.strictUnavailableMillis()))
 				.append(" | ")
 				.append(seconds(outcome.strictElsewhereMillis()))
 				.append(" | ")
-				.append(seconds(outcome.staleUnavailableMillis()))
+				.append(seconds(outcome.staleElsewhereMillis()))
 				.append(" | ")
 				.append(outcome.slowStaleAnswers())
 				.append(" (")
