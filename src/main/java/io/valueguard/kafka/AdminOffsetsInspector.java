@@ -1,5 +1,6 @@
 package io.valueguard.kafka;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -7,6 +8,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
@@ -28,11 +30,22 @@ import org.jspecify.annotations.Nullable;
  * makes when its task starts: the broker answers it with an error for a partition whose offsets a transaction it has not
  * cleared committed, and the admin client leaves such a partition out of its answer, so the partitions the plain fetch
  * has and the stable one lacks are the ones held back.
+ * <p>
+ * Only the stage's own producers commit its group's offsets, and Kafka Streams names their transactional ids after the
+ * application id ({@code <application.id>-<process id>-<thread index>}); a transaction of another application's group
+ * whose offsets share the partition of {@code __consumer_offsets} holds nothing of this group's back. And a transaction
+ * that keeps offsets held back through a stall was open when the stall began: the same group's instances that run
+ * open and end a transaction every commit interval. So the transactions listed are the group's own open for at least as
+ * long as the stall, and where none is, no transaction will clear the offsets.
  */
 final class AdminOffsetsInspector implements OffsetsInspector {
 
 	private static final Set<TransactionState> OPEN = Set.of(TransactionState.ONGOING,
 			TransactionState.PREPARE_COMMIT, TransactionState.PREPARE_ABORT, TransactionState.PREPARE_EPOCH_FENCE);
+
+	/** What follows the application id in the transactional id of a Kafka Streams producer: its process and thread. */
+	private static final Pattern STREAMS_PRODUCER = Pattern
+		.compile("-\\p{XDigit}{8}-\\p{XDigit}{4}-\\p{XDigit}{4}-\\p{XDigit}{4}-\\p{XDigit}{12}-\\d+");
 
 	private final Admin admin;
 
@@ -44,7 +57,7 @@ final class AdminOffsetsInspector implements OffsetsInspector {
 	}
 
 	@Override
-	public HeldBackOffsets inspect(String group, Set<TopicPartition> assigned) throws Exception {
+	public HeldBackOffsets inspect(String group, Set<TopicPartition> assigned, Duration openAtLeast) throws Exception {
 		TreeSet<String> heldBack = new TreeSet<>();
 		Set<TopicPartition> stable = committed(group, true);
 		for (TopicPartition partition : committed(group, false)) {
@@ -57,7 +70,13 @@ final class AdminOffsetsInspector implements OffsetsInspector {
 		}
 		int offsetsPartition = offsetsPartitionOf(group);
 		return new HeldBackOffsets(heldBack, offsetsPartition, coordinatorOf(group),
-				openTransactionsOn(offsetsPartition));
+				openTransactionsOn(offsetsPartition, group, openAtLeast.toMillis()));
+	}
+
+	/** Whether a transactional id is one a Kafka Streams producer of the application (the group) would have. */
+	static boolean ofGroup(String group, String transactionalId) {
+		return transactionalId.startsWith(group)
+				&& STREAMS_PRODUCER.matcher(transactionalId.substring(group.length())).matches();
 	}
 
 	private Set<TopicPartition> committed(String group, boolean stable) throws Exception {
@@ -106,12 +125,17 @@ final class AdminOffsetsInspector implements OffsetsInspector {
 		}
 	}
 
-	private List<HeldBackOffsets.OpenTransaction> openTransactionsOn(int offsetsPartition) throws Exception {
+	private List<HeldBackOffsets.OpenTransaction> openTransactionsOn(int offsetsPartition, String group,
+			long openAtLeastMs) throws Exception {
 		List<String> open = new ArrayList<>();
-		for (TransactionListing listing : this.admin.listTransactions(new ListTransactionsOptions().filterStates(OPEN))
+		for (TransactionListing listing : this.admin
+			.listTransactions(new ListTransactionsOptions().filterStates(OPEN))
 			.all()
 			.get(this.timeoutMs, TimeUnit.MILLISECONDS)) {
-			open.add(listing.transactionalId());
+			// filtered here, not by the broker: brokers before Kafka 3.8 filter on neither id nor duration
+			if (ofGroup(group, listing.transactionalId())) {
+				open.add(listing.transactionalId());
+			}
 		}
 		if (open.isEmpty()) {
 			return List.of();
@@ -127,9 +151,9 @@ final class AdminOffsetsInspector implements OffsetsInspector {
 					: description.topicPartitions()
 						.stream()
 						.anyMatch((partition) -> Topic.GROUP_METADATA_TOPIC_NAME.equals(partition.topic()));
-			if (OPEN.contains(description.state()) && writesOffsets) {
-				long openMs = description.transactionStartTimeMs().isPresent()
-						? now - description.transactionStartTimeMs().getAsLong() : 0;
+			long openMs = description.transactionStartTimeMs().isPresent()
+					? now - description.transactionStartTimeMs().getAsLong() : 0;
+			if (OPEN.contains(description.state()) && writesOffsets && openMs >= openAtLeastMs) {
 				writers.add(new HeldBackOffsets.OpenTransaction(id, description.state().toString(), openMs,
 						description.transactionTimeoutMs()));
 			}

@@ -1,5 +1,6 @@
 package io.valueguard.kafka;
 
+import java.time.Duration;
 import java.util.Set;
 
 import org.apache.kafka.common.TopicPartition;
@@ -11,7 +12,8 @@ interface OffsetsInspector {
 	/**
 	 * @param group the stage's group (its application id)
 	 * @param assigned the input partitions of the tasks this instance was assigned
+	 * @param openAtLeast how long a transaction must have been open to have held the offsets back through the stall
 	 */
-	HeldBackOffsets inspect(String group, Set<TopicPartition> assigned) throws Exception;
+	HeldBackOffsets inspect(String group, Set<TopicPartition> assigned, Duration openAtLeast) throws Exception;
 
 }

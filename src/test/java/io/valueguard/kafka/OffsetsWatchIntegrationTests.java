@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -19,7 +20,9 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.internals.Topic;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.utils.Utils;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -47,7 +50,14 @@ class OffsetsWatchIntegrationTests {
 
 	private static final String ID = "held";
 
-	private static final String HOLDER = "held-back-offsets-holder";
+	/**
+	 * A producer of the key stage as Kafka Streams names them, of an instance that crashed in the middle of a
+	 * transaction: only the stage's own producers commit its offsets.
+	 */
+	private static final String HOLDER = ID + "-keys-0f6026f2-6ba7-42ad-9438-87be8807ed5f-1";
+
+	/** Another application's producer, whose group's offsets share the partition of the offsets topic. */
+	private static final String NEIGHBOUR = "neighbour-producer";
 
 	@TempDir
 	Path work;
@@ -76,11 +86,17 @@ class OffsetsWatchIntegrationTests {
 		committed.keySet().removeIf((partition) -> !partition.topic().equals(ID + ".claims"));
 		assertThat(committed).as("the key stage's committed claims offsets").isNotEmpty();
 
-		try (KafkaProducer<byte[], byte[]> holder = holder()) {
+		try (KafkaProducer<byte[], byte[]> holder = producer(HOLDER);
+				KafkaProducer<byte[], byte[]> neighbour = producer(NEIGHBOUR)) {
 			holder.initTransactions();
 			holder.beginTransaction();
 			// the same offsets again, in a transaction left open: the coordinator holds them back until it ends
 			holder.sendOffsetsToTransaction(committed, new ConsumerGroupMetadata(ID + "-keys"));
+			// and another application's open transaction on the same partition of the offsets topic, which holds
+			// nothing of this group's back: on a shared cluster one is open there most of the time
+			neighbour.initTransactions();
+			neighbour.beginTransaction();
+			neighbour.sendOffsetsToTransaction(committed, new ConsumerGroupMetadata(neighbourGroup()));
 
 			try (ServiceInstance again = ServiceInstance.launch(ID, this.broker.getBrokersAsString(),
 					this.work.resolve("state"), "--valueguard.streams.offsets-check-after=3s")) {
@@ -89,6 +105,7 @@ class OffsetsWatchIntegrationTests {
 					.untilAsserted(() -> assertThat(output.getOut()).contains("Stage " + ID + "-keys has not been "
 							+ "RUNNING for")
 						.contains("as a transaction's until this open transaction ends: [" + HOLDER + " (Ongoing"));
+				assertThat(output.getOut()).doesNotContain(NEIGHBOUR);
 				assertThat(output.getOut()).contains(ID + ".claims-0");
 				Scrape scrape = new Scrape(api.get("/actuator/prometheus").body());
 				assertThat(scrape.sum("valueguard_offsets_held_back_partitions", "application_id=\"" + ID + "-keys\"",
@@ -109,10 +126,31 @@ class OffsetsWatchIntegrationTests {
 		}
 	}
 
-	private KafkaProducer<byte[], byte[]> holder() {
+	private KafkaProducer<byte[], byte[]> producer(String transactionalId) {
 		return new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, this.broker.getBrokersAsString(),
-				ProducerConfig.TRANSACTIONAL_ID_CONFIG, HOLDER, ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 600_000),
-				new ByteArraySerializer(), new ByteArraySerializer());
+				ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId, ProducerConfig.TRANSACTION_TIMEOUT_CONFIG,
+				600_000), new ByteArraySerializer(), new ByteArraySerializer());
+	}
+
+	/** A group the coordinator places on the same partition of the offsets topic as the key stage's. */
+	private String neighbourGroup() throws Exception {
+		int partitions;
+		try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+				this.broker.getBrokersAsString()))) {
+			partitions = admin.describeTopics(List.of(Topic.GROUP_METADATA_TOPIC_NAME))
+				.allTopicNames()
+				.get(30, TimeUnit.SECONDS)
+				.get(Topic.GROUP_METADATA_TOPIC_NAME)
+				.partitions()
+				.size();
+		}
+		int keys = Utils.abs((ID + "-keys").hashCode()) % partitions;
+		for (int i = 0;; i++) {
+			String group = "neighbour-" + i;
+			if (Utils.abs(group.hashCode()) % partitions == keys) {
+				return group;
+			}
+		}
 	}
 
 	private ServiceInstance start() {

@@ -49,10 +49,13 @@ class OffsetsWatchTests {
 
 	private final List<Set<TopicPartition>> asked = new ArrayList<>();
 
+	private final List<Duration> openAtLeast = new ArrayList<>();
+
 	private final OffsetsWatch watch = new OffsetsWatch(this.clients, mock(KafkaAdmin.class), Duration.ofMinutes(1),
-			Duration.ofSeconds(15), (group, assigned) -> {
+			Duration.ofSeconds(15), (group, assigned, openAtLeast) -> {
 				assertThat(group).isEqualTo(KEYS);
 				this.asked.add(assigned);
+				this.openAtLeast.add(openAtLeast);
 				return this.answer;
 			}, this.nanos::get);
 
@@ -82,6 +85,18 @@ class OffsetsWatchTests {
 		check(Duration.ofSeconds(1));
 
 		assertThat(this.asked).containsExactly(Set.of(CLAIMS_0));
+	}
+
+	@Test
+	void shouldCountOnlyTransactionsOpenSinceTheStageWasLastSeenRunningLessOneInterval() {
+		given(this.streams.state()).willReturn(KafkaStreams.State.RUNNING);
+		check(Duration.ZERO);
+		given(this.streams.state()).willReturn(KafkaStreams.State.REBALANCING);
+		check(Duration.ofSeconds(60));
+		check(Duration.ofSeconds(15));
+
+		// the same group's instances that run open one every commit interval: only one open through the stall held on
+		assertThat(this.openAtLeast).containsExactly(Duration.ofSeconds(45), Duration.ofSeconds(60));
 	}
 
 	@Test
@@ -203,7 +218,7 @@ class OffsetsWatchTests {
 	@Test
 	void shouldKeepWhatItKnewWhenTheBrokerDoesNotAnswer() {
 		OffsetsWatch failing = new OffsetsWatch(this.clients, mock(KafkaAdmin.class), Duration.ofMinutes(1),
-				Duration.ofSeconds(15), (group, assigned) -> {
+				Duration.ofSeconds(15), (group, assigned, openAtLeast) -> {
 					throw new IllegalStateException("no broker");
 				}, this.nanos::get);
 		given(this.streams.state()).willReturn(KafkaStreams.State.REBALANCING);
