@@ -35,8 +35,8 @@ import org.jspecify.annotations.Nullable;
  * application id ({@code <application.id>-<process id>-<thread index>}); a transaction of another application's group
  * whose offsets share the partition of {@code __consumer_offsets} holds nothing of this group's back. And a transaction
  * that keeps offsets held back through a stall was open when the stall began: the same group's instances that run
- * open and end a transaction every commit interval. So the transactions listed are the group's own open for at least as
- * long as the stall, and where none is, no transaction will clear the offsets.
+ * open and end a transaction every commit interval. So the transactions listed are the group's own open for long
+ * enough ({@code openAtLeast}), and where none is, no transaction will clear the offsets.
  */
 final class AdminOffsetsInspector implements OffsetsInspector {
 

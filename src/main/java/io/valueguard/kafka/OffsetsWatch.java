@@ -62,8 +62,6 @@ public class OffsetsWatch implements SmartLifecycle {
 
 	private final Duration after;
 
-	private final Duration checkInterval;
-
 	private final LongSupplier nanoTime;
 
 	private final Map<String, Stage> stages = new ConcurrentHashMap<>();
@@ -95,7 +93,6 @@ public class OffsetsWatch implements SmartLifecycle {
 		this.clients = clients;
 		this.kafkaAdmin = kafkaAdmin;
 		this.after = after;
-		this.checkInterval = checkInterval;
 		this.schedule = new PeriodicCheck("valueguard-offsets-watch", checkInterval, this::checkAll);
 		this.inspector = inspector;
 		this.nanoTime = nanoTime;
@@ -163,12 +160,12 @@ public class OffsetsWatch implements SmartLifecycle {
 			cleared(applicationId, stage, "no task waits here");
 			return true;
 		}
-		// a transaction that held the offsets back through the stall was open when it began, which the last look that
-		// found the stage RUNNING places within one interval
-		Duration openAtLeast = notRunning.minus(this.checkInterval);
+		// a transaction that held the offsets back through the stall was open when it began; the last look that found
+		// the stage RUNNING can be late by an interval, or more on a starved machine, so half the stall is the bar: the
+		// same group's running instances' transactions last about a commit interval, and at most their timeout
 		HeldBackOffsets found;
 		try {
-			found = inspector().inspect(applicationId, assigned, openAtLeast.isNegative() ? Duration.ZERO : openAtLeast);
+			found = inspector().inspect(applicationId, assigned, notRunning.dividedBy(2));
 		}
 		catch (Exception ex) {
 			logger.debug("Could not ask the broker about the committed offsets of " + applicationId, ex);
