@@ -73,6 +73,11 @@ final class AdminOffsetsInspector implements OffsetsInspector {
 				openTransactionsOn(offsetsPartition, group, openAtLeast.toMillis()));
 	}
 
+	/** The partition of {@code __consumer_offsets} that holds a group, as the group coordinator places it. */
+	static int offsetsPartitionOf(String group, int offsetsPartitions) {
+		return Utils.abs(group.hashCode()) % offsetsPartitions;
+	}
+
 	/** Whether a transactional id is one a Kafka Streams producer of the application (the group) would have. */
 	static boolean ofGroup(String group, String transactionalId) {
 		return transactionalId.startsWith(group)
@@ -103,7 +108,7 @@ final class AdminOffsetsInspector implements OffsetsInspector {
 				.get(Topic.GROUP_METADATA_TOPIC_NAME)
 				.partitions()
 				.size();
-			return Utils.abs(group.hashCode()) % partitions;
+			return offsetsPartitionOf(group, partitions);
 		}
 		catch (Exception ex) {
 			// a principal without Describe on the internal topic: the diagnosis names the partition less exactly

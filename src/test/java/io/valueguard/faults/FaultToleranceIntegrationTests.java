@@ -3,6 +3,7 @@ package io.valueguard.faults;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -76,7 +77,6 @@ class FaultToleranceIntegrationTests {
 	/** The broker restarts the suite made as an operator's remedy, for the report. */
 	private final List<String> remedies = new ArrayList<>();
 
-	/** What one fault did and cost. */
 	/**
 	 * What a fault cost. {@code strictElsewhereMillis} and the stale figures leave out the struck instance's own
 	 * answers: while it restarts it serves HTTP before its clients can route, and answers 503 with readiness DOWN, when
@@ -228,7 +228,7 @@ class FaultToleranceIntegrationTests {
 			report.append("| ")
 				.append(outcome.fault())
 				.append(" | ")
-				.append(BEGAN.format(java.time.Instant.ofEpochMilli(outcome.startedAtMillis())))
+				.append(BEGAN.format(Instant.ofEpochMilli(outcome.startedAtMillis())))
 				.append(" | ")
 				.append(seconds(outcome.strictUnavailableMillis()))
 				.append(" | ")

@@ -22,7 +22,6 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.internals.Topic;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.utils.Utils;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -77,11 +76,18 @@ class OffsetsWatchIntegrationTests {
 			await("alice bound").atMost(PATIENCE).until(() -> first.api().binding("alice").status() == 200);
 		}
 		Map<TopicPartition, OffsetAndMetadata> committed;
+		int offsetsPartitions;
 		try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
 				this.broker.getBrokersAsString()))) {
 			committed = new HashMap<>(admin.listConsumerGroupOffsets(ID + "-keys")
 				.partitionsToOffsetAndMetadata()
 				.get(30, TimeUnit.SECONDS));
+			offsetsPartitions = admin.describeTopics(List.of(Topic.GROUP_METADATA_TOPIC_NAME))
+				.allTopicNames()
+				.get(30, TimeUnit.SECONDS)
+				.get(Topic.GROUP_METADATA_TOPIC_NAME)
+				.partitions()
+				.size();
 		}
 		committed.keySet().removeIf((partition) -> !partition.topic().equals(ID + ".claims"));
 		assertThat(committed).as("the key stage's committed claims offsets").isNotEmpty();
@@ -96,7 +102,7 @@ class OffsetsWatchIntegrationTests {
 			// nothing of this group's back: on a shared cluster one is open there most of the time
 			neighbour.initTransactions();
 			neighbour.beginTransaction();
-			neighbour.sendOffsetsToTransaction(committed, new ConsumerGroupMetadata(neighbourGroup()));
+			neighbour.sendOffsetsToTransaction(committed, new ConsumerGroupMetadata(neighbourGroup(offsetsPartitions)));
 
 			try (ServiceInstance again = ServiceInstance.launch(ID, this.broker.getBrokersAsString(),
 					this.work.resolve("state"), "--valueguard.streams.offsets-check-after=3s")) {
@@ -133,21 +139,11 @@ class OffsetsWatchIntegrationTests {
 	}
 
 	/** A group the coordinator places on the same partition of the offsets topic as the key stage's. */
-	private String neighbourGroup() throws Exception {
-		int partitions;
-		try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-				this.broker.getBrokersAsString()))) {
-			partitions = admin.describeTopics(List.of(Topic.GROUP_METADATA_TOPIC_NAME))
-				.allTopicNames()
-				.get(30, TimeUnit.SECONDS)
-				.get(Topic.GROUP_METADATA_TOPIC_NAME)
-				.partitions()
-				.size();
-		}
-		int keys = Utils.abs((ID + "-keys").hashCode()) % partitions;
+	private static String neighbourGroup(int offsetsPartitions) {
+		int keys = AdminOffsetsInspector.offsetsPartitionOf(ID + "-keys", offsetsPartitions);
 		for (int i = 0;; i++) {
 			String group = "neighbour-" + i;
-			if (Utils.abs(group.hashCode()) % partitions == keys) {
+			if (AdminOffsetsInspector.offsetsPartitionOf(group, offsetsPartitions) == keys) {
 				return group;
 			}
 		}
