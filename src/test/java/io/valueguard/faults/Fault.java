@@ -40,11 +40,31 @@ record Fault(Kind kind, int instance) {
 
 	/** {@code count} faults: rounds of every kind (instance kills half of them wiped), each on a random instance. */
 	static List<Fault> plan(int count, Random random) {
+		return plan(count, ROUND, random);
+	}
+
+	/** {@code count} faults of the given kinds, in turn, each on a random instance: to study one kind on its own. */
+	static List<Fault> plan(int count, List<Kind> kinds, Random random) {
+		if (kinds.isEmpty()) {
+			throw new IllegalArgumentException("No kind of fault to plan");
+		}
 		List<Fault> plan = new ArrayList<>();
 		for (int i = 0; i < count; i++) {
-			plan.add(new Fault(ROUND.get(i % ROUND.size()), random.nextInt(3)));
+			plan.add(new Fault(kinds.get(i % kinds.size()), random.nextInt(3)));
 		}
 		return plan;
+	}
+
+	/** The kinds named in {@code names} (comma-separated, as {@link Kind} spells them), or every kind when blank. */
+	static List<Kind> kinds(String names) {
+		if (names.isBlank()) {
+			return ROUND;
+		}
+		List<Kind> kinds = new ArrayList<>();
+		for (String name : names.split(",")) {
+			kinds.add(Kind.valueOf(name.strip()));
+		}
+		return kinds;
 	}
 
 	String describe(List<InstanceProcess> instances) {

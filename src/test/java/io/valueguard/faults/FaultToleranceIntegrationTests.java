@@ -37,7 +37,9 @@ import static org.awaitility.Awaitility.await;
  * Size: {@code -Dvalueguard.faults.claims} (default 35,000) and {@code -Dvalueguard.faults.count} (default 5: every kind
  * of fault once but the wiped restart, see {@link Fault});
  * {@code scripts/fault-suite.sh} runs the long version. To try a setting through every fault,
- * {@code -Dvalueguard.faults.instance-args} gives every instance more Spring Boot arguments, separated by spaces.
+ * {@code -Dvalueguard.faults.instance-args} gives every instance more Spring Boot arguments, separated by spaces; to
+ * study one kind of fault, {@code -Dvalueguard.faults.kinds} names the kinds to strike in turn ({@link Fault.Kind},
+ * comma-separated).
  */
 @Tag("integration")
 class FaultToleranceIntegrationTests {
@@ -131,7 +133,8 @@ class FaultToleranceIntegrationTests {
 		LookupProbe probe = closing(new LookupProbe(instances, Instances.onePerPartition("probe-key-", PARTITIONS),
 				Instances.onePerPartition("probe-value-", PARTITIONS), VALUES).start());
 		Random random = new Random(this.seed);
-		List<Fault> plan = Fault.plan(this.faults, random);
+		List<Fault> plan = Fault.plan(this.faults, Fault.kinds(System.getProperty("valueguard.faults.kinds", "")),
+				random);
 		List<long[]> windows = new ArrayList<>();
 		for (Fault fault : plan) {
 			long started = System.currentTimeMillis();
