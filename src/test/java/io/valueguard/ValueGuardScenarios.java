@@ -350,7 +350,8 @@ abstract class ValueGuardScenarios {
 				.containsEntry("producer.batch.size", "131072")
 				.containsEntry("producer.retry.backoff.ms", "10")
 				.containsEntry("poll.ms", "10")
-				.containsEntry("max.task.idle.ms", "-1");
+				.containsEntry("max.task.idle.ms", "-1")
+				.containsEntry("heartbeat.interval.ms", "1000");
 		}
 		// both clients run with ValueGuard's thread-failure policy, not the binder's shut-the-client-down handler:
 		// once a second customizer on the factory bean silently replaced the one that installs it

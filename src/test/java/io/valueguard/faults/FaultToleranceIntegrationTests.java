@@ -159,7 +159,9 @@ class FaultToleranceIntegrationTests {
 			outcomes.add(outcome(plan.get(i).describe(instances), plan.get(i).struck(instances), windows.get(i),
 					answers));
 		}
-		report(outcomes, answers, stream);
+		Map<String, String> logs = new java.util.LinkedHashMap<>();
+		instances.forEach((instance) -> logs.put(instance.name(), instance.log()));
+		report(outcomes, answers, stream, Handovers.in(logs));
 
 		Instances.awaitReady(instances, remedy(broker, "the end"));
 		new FinalStateCheck(broker.bootstrapServers(), instances, reproduce).verify(this.claims, answers);
@@ -219,8 +221,8 @@ class FaultToleranceIntegrationTests {
 				failedWrites);
 	}
 
-	private void report(List<Outcome> outcomes, List<LookupProbe.Answer> answers, ClaimStream stream)
-			throws Exception {
+	private void report(List<Outcome> outcomes, List<LookupProbe.Answer> answers, ClaimStream stream,
+			Handovers handovers) throws Exception {
 		StringBuilder report = new StringBuilder();
 		report.append("| fault | began (UTC) | strict lookups failing until | on the other instances | "
 				+ "?maxLag=1000 lookups on the other instances failing until | "
@@ -258,6 +260,10 @@ class FaultToleranceIntegrationTests {
 			.append(stream.sent())
 			.append(", failed to send: ")
 			.append(stream.failed())
+			.append('\n');
+		report.append("\nPartitions handed over between instances, from the giver's revocation to the next generation "
+				+ "(no active task meanwhile; docs/reliability.md, \"Handovers\"): ")
+			.append(handovers.summary())
 			.append('\n');
 		report.append("\nBroker restarts applied as the operator's remedy for offsets no transaction would clear "
 				+ "(docs/reliability.md): ")
