@@ -11,6 +11,7 @@ import io.valueguard.messages.RulingBell;
 import io.valueguard.messages.VerdictBatch;
 import io.valueguard.metrics.PipelineMetrics;
 import io.valueguard.owners.ValueStageTopology;
+import io.valueguard.store.ActivePartitions;
 import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.processor.StreamPartitioner;
 
@@ -33,22 +34,28 @@ class StreamFunctions {
 	@Bean
 	Function<KStream<byte[], byte[]>, Function<KStream<String, VerdictBatch>, Function<KStream<byte[], byte[]>,
 			KStream<?, ?>[]>>> keyStage(ValueGuardProperties properties, PipelineMetrics events, RulingBell rulingBell,
-					TopicProvisioner provisioner) {
-		return new KeyStageTopology(properties, events, rulingBell, provisioner.claimsPartitions(),
+					ActivePartitions activePartitions, TopicProvisioner provisioner) {
+		return new KeyStageTopology(properties, events, rulingBell, activePartitions, provisioner.claimsPartitions(),
 				provisioner.ownerCommandsPartitions());
 	}
 
 	@Bean
 	Function<KStream<String, CommandBatch>, KStream<String, VerdictBatch>> valueStage(
 			ValueGuardProperties properties, PipelineMetrics events, RulingBell rulingBell,
-			TopicProvisioner provisioner) {
-		return new ValueStageTopology(properties, events, rulingBell);
+			ActivePartitions activePartitions, TopicProvisioner provisioner) {
+		return new ValueStageTopology(properties, events, rulingBell, activePartitions);
 	}
 
 	/** Rung by both stages when they applied what a synchronous write may wait for; the API's wait loop hears it. */
 	@Bean
 	RulingBell rulingBell() {
 		return new RulingBell();
+	}
+
+	/** Which partitions of each stage's store this instance's active tasks process; lookups read them through rebalances. */
+	@Bean
+	ActivePartitions activePartitions() {
+		return new ActivePartitions();
 	}
 
 	/** The {@code keyStage-out-2} binding's partitioner: each batch of commands to the partition it was made for. */

@@ -52,6 +52,20 @@ class ValueGuardTopologyTests {
 		this.harness.close();
 	}
 
+	/** Lookups read a partition's active store through a rebalance of its thread only while its task processes. */
+	@Test
+	void shouldSayWhichPartitionsItsTasksProcessUntilTheyClose() {
+		// the driver runs one task of each stage, on partition 0
+		assertThat(this.harness.activePartitions().processing("bindings", 0)).isTrue();
+		assertThat(this.harness.activePartitions().processing("owners", 0)).isTrue();
+		assertThat(this.harness.activePartitions().processing("bindings", 1)).isFalse();
+
+		this.harness.close();
+
+		assertThat(this.harness.activePartitions().processing("bindings", 0)).isFalse();
+		assertThat(this.harness.activePartitions().processing("owners", 0)).isFalse();
+	}
+
 	@Test
 	void shouldBindKeyWhenItClaimsFreeValue() {
 		this.harness.claim("alice", "+15550001", 100);

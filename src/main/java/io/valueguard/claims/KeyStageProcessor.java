@@ -14,6 +14,7 @@ import io.valueguard.messages.OwnerCommand;
 import io.valueguard.messages.RulingBell;
 import io.valueguard.messages.SentAt;
 import io.valueguard.messages.VerdictBatch;
+import io.valueguard.store.ActivePartitions;
 import io.valueguard.store.AppliedInput;
 import io.valueguard.store.CommitThrottle;
 import io.valueguard.store.Outbox;
@@ -95,8 +96,9 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 	static final String OUTBOX = "owner-command-outbox";
 
 	static ProcessorSupplier<Object, Object, Object, Object> supplier(ClaimValidator validator,
-			KeyStageEvents events, RulingBell bell, ValueGuardProperties.Store settings, ClaimPolicy policy,
-			Retention retention, Placement placement, int commandPartitions, @Nullable Duration promptCommitInterval) {
+			KeyStageEvents events, RulingBell bell, ActivePartitions active, ValueGuardProperties.Store settings,
+			ClaimPolicy policy, Retention retention, Placement placement, int commandPartitions,
+			@Nullable Duration promptCommitInterval) {
 		StageStores<KeyClaim, CommandBatch.Entry> stores = StageStores.of(settings.type().supplier(STORE),
 				new KeyClaim.Serde(), settings.recentEntries(), OUTBOX, settings.compaction());
 		CommitThrottle promptCommits = new CommitThrottle(promptCommitInterval);
@@ -104,7 +106,7 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 
 			@Override
 			public Processor<Object, Object, Object, Object> get() {
-				return new KeyStageProcessor(stores, validator, events, bell, policy, retention, placement,
+				return new KeyStageProcessor(stores, validator, events, bell, active, policy, retention, placement,
 						commandPartitions, new PromptCommits(promptCommits));
 			}
 
@@ -123,6 +125,8 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 	private final KeyStageEvents events;
 
 	private final RulingBell bell;
+
+	private final ActivePartitions active;
 
 	private final ClaimPolicy policy;
 
@@ -146,12 +150,13 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 	private @Nullable AppliedInput applied;
 
 	private KeyStageProcessor(StageStores<KeyClaim, CommandBatch.Entry> stores, ClaimValidator validator,
-			KeyStageEvents events, RulingBell bell, ClaimPolicy policy, Retention retention, Placement placement,
-			int commandPartitions, PromptCommits promptCommits) {
+			KeyStageEvents events, RulingBell bell, ActivePartitions active, ClaimPolicy policy, Retention retention,
+			Placement placement, int commandPartitions, PromptCommits promptCommits) {
 		this.stores = stores;
 		this.validator = validator;
 		this.events = events;
 		this.bell = bell;
+		this.active = active;
 		this.policy = policy;
 		this.retention = retention;
 		this.placement = placement;
@@ -172,6 +177,15 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 				TO_OWNER_COMMANDS));
 		this.promptCommits.connect(context, this.outbox);
 		this.applied = this.stores.appliedInput(context, this.events::inputPassedOver);
+		// last: a task whose init failed never processes
+		this.active.started(STORE, context.taskId().partition(), this);
+	}
+
+	@Override
+	public void close() {
+		if (this.context != null) {
+			this.active.stopped(STORE, this.context.taskId().partition(), this);
+		}
 	}
 
 	@Override

@@ -6,6 +6,7 @@ import io.valueguard.config.ValueGuardProperties;
 import io.valueguard.messages.CommandBatch;
 import io.valueguard.messages.RulingBell;
 import io.valueguard.messages.VerdictBatch;
+import io.valueguard.store.ActivePartitions;
 import io.valueguard.store.Retention;
 import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Named;
@@ -49,20 +50,24 @@ public final class KeyStageTopology implements Function<KStream<byte[], byte[]>,
 
 	private final RulingBell bell;
 
+	private final ActivePartitions active;
+
 	private final int claimsPartitions;
 
 	private final int commandPartitions;
 
 	/**
 	 * @param bell rung when the stage has applied something a synchronous write may be waiting for
+	 * @param active told which partitions of the {@code bindings} store this instance's tasks process
 	 * @param claimsPartitions partition count of the claims topic, over which a key's partition is counted
 	 * @param commandPartitions partition count of the owner-commands topic, which batches of commands are made for
 	 */
 	public KeyStageTopology(ValueGuardProperties properties, KeyStageEvents events, RulingBell bell,
-			int claimsPartitions, int commandPartitions) {
+			ActivePartitions active, int claimsPartitions, int commandPartitions) {
 		this.properties = properties;
 		this.events = events;
 		this.bell = bell;
+		this.active = active;
 		this.claimsPartitions = claimsPartitions;
 		this.commandPartitions = commandPartitions;
 	}
@@ -85,7 +90,7 @@ public final class KeyStageTopology implements Function<KStream<byte[], byte[]>,
 				Named.as("verdicts")))
 			.merge(untyped(rerouted), Named.as("verdicts-and-rerouted"));
 		KStream<Object, Object> applied = untyped(claims).merge(feedback, Named.as("key-inputs"))
-			.process(KeyStageProcessor.supplier(validator, this.events, this.bell, this.properties.store(),
+			.process(KeyStageProcessor.supplier(validator, this.events, this.bell, this.active, this.properties.store(),
 					this.properties.policy(), Retention.of(this.properties.retention()),
 					new KeyStageProcessor.Placement(this.claimsPartitions, this.properties.reroutedClaimsTopic()),
 					this.commandPartitions, this.properties.streams().promptCommitInterval()),

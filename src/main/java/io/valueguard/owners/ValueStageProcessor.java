@@ -11,6 +11,7 @@ import io.valueguard.messages.ForeignRecords;
 import io.valueguard.messages.RulingBell;
 import io.valueguard.messages.SentAt;
 import io.valueguard.messages.VerdictBatch;
+import io.valueguard.store.ActivePartitions;
 import io.valueguard.store.AppliedInput;
 import io.valueguard.store.CommitThrottle;
 import io.valueguard.store.Outbox;
@@ -46,8 +47,8 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 	static final String ERASURES = "erasures";
 
 	static ProcessorSupplier<String, CommandBatch, String, VerdictBatch> supplier(ValueStageEvents events,
-			RulingBell bell, ValueGuardProperties.Store settings, ClaimPolicy policy, Retention retention,
-			@Nullable Duration promptCommitInterval) {
+			RulingBell bell, ActivePartitions active, ValueGuardProperties.Store settings, ClaimPolicy policy,
+			Retention retention, @Nullable Duration promptCommitInterval) {
 		StageStores<Owner, VerdictBatch.Entry> stores = StageStores.of(settings.type().supplier(STORE),
 				new Owner.Serde(), settings.recentEntries(), OUTBOX, settings.compaction());
 		CommitThrottle promptCommits = new CommitThrottle(promptCommitInterval);
@@ -58,7 +59,7 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 
 			@Override
 			public Processor<String, CommandBatch, String, VerdictBatch> get() {
-				return new ValueStageProcessor(stores, events, bell, policy, retention,
+				return new ValueStageProcessor(stores, events, bell, active, policy, retention,
 						new PromptCommits(promptCommits));
 			}
 
@@ -80,6 +81,8 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 
 	private final RulingBell bell;
 
+	private final ActivePartitions active;
+
 	private final ClaimPolicy policy;
 
 	private final Retention retention;
@@ -99,10 +102,12 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 	private boolean warnedForeignRule;
 
 	private ValueStageProcessor(StageStores<Owner, VerdictBatch.Entry> stores, ValueStageEvents events,
-			RulingBell bell, ClaimPolicy policy, Retention retention, PromptCommits promptCommits) {
+			RulingBell bell, ActivePartitions active, ClaimPolicy policy, Retention retention,
+			PromptCommits promptCommits) {
 		this.stores = stores;
 		this.events = events;
 		this.bell = bell;
+		this.active = active;
 		this.policy = policy;
 		this.retention = retention;
 		this.promptCommits = promptCommits;
@@ -125,6 +130,15 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 		this.stage = new ValueStage(owners, verdicts, this.policy, this.retention, erasures);
 		this.sweep = this.stores.sweep(context, this.retention, owners, this.stage::forgettable, erasures,
 				this.events::ownersSwept);
+		// last: a task whose init failed never processes
+		this.active.started(STORE, context.taskId().partition(), this);
+	}
+
+	@Override
+	public void close() {
+		if (this.context != null) {
+			this.active.stopped(STORE, this.context.taskId().partition(), this);
+		}
 	}
 
 	private Erasures erasures(KeyValueStore<String, Erasure> store, ValueStage.Verdicts verdicts) {

@@ -6,6 +6,7 @@ import io.valueguard.config.ValueGuardProperties;
 import io.valueguard.messages.CommandBatch;
 import io.valueguard.messages.RulingBell;
 import io.valueguard.messages.VerdictBatch;
+import io.valueguard.store.ActivePartitions;
 import io.valueguard.store.Retention;
 import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Named;
@@ -25,17 +26,25 @@ public final class ValueStageTopology
 
 	private final RulingBell bell;
 
-	/** @param bell rung when the stage has ruled on a command that a synchronous write waits for */
-	public ValueStageTopology(ValueGuardProperties properties, ValueStageEvents events, RulingBell bell) {
+	private final ActivePartitions active;
+
+	/**
+	 * @param bell rung when the stage has ruled on a command that a synchronous write waits for
+	 * @param active told which partitions of the {@code owners} store this instance's tasks process
+	 */
+	public ValueStageTopology(ValueGuardProperties properties, ValueStageEvents events, RulingBell bell,
+			ActivePartitions active) {
 		this.properties = properties;
 		this.events = events;
 		this.bell = bell;
+		this.active = active;
 	}
 
 	@Override
 	public KStream<String, VerdictBatch> apply(KStream<String, CommandBatch> commands) {
 		return commands.process(
-				ValueStageProcessor.supplier(this.events, this.bell, this.properties.store(), this.properties.policy(),
+				ValueStageProcessor.supplier(this.events, this.bell, this.active, this.properties.store(),
+						this.properties.policy(),
 						Retention.of(this.properties.retention()), this.properties.streams().promptCommitInterval()),
 				Named.as("value-stage"));
 	}

@@ -21,6 +21,7 @@ import io.valueguard.kafka.StoreLags;
 import io.valueguard.kafka.StreamsClients;
 import io.valueguard.messages.KeyPartitions;
 import io.valueguard.owners.Owner;
+import io.valueguard.store.ActivePartitions;
 import io.valueguard.store.TableEntries;
 import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -60,14 +61,17 @@ public class LookupRouter {
 
 	private final LookupMetrics metrics;
 
+	private final ActivePartitions active;
+
 	private final KnownAssignment assignment = new KnownAssignment();
 
 	private final SilentHosts silent = new SilentHosts();
 
 	LookupRouter(StreamsClients clients, StoreLags lags, RemoteInstances remote, QueryProperties properties,
-			LookupMetrics metrics) {
+			LookupMetrics metrics, ActivePartitions active) {
 		this.clients = clients;
 		this.metrics = metrics;
+		this.active = active;
 		this.lags = lags;
 		this.remote = remote;
 		this.properties = properties;
@@ -444,6 +448,13 @@ public class LookupRouter {
 				return new Answer<>(lookup.read(lookup.partition(streams, partition, false), key), self, null);
 			}
 			catch (InvalidStateStoreException ex) {
+				if (this.active.processing(lookup.store(), partition)) {
+					// the stream thread is in a rebalance, waiting for a task it was given: Kafka Streams refuses
+					// every active store of the thread until then, while this partition's task processes on. Its
+					// store is the only one of the partition here (an instance never holds a standby beside the
+					// active), so the read that also takes standbys reads the active's
+					return new Answer<>(lookup.read(lookup.partition(streams, partition, true), key), self, null);
+				}
 				if (maxLag == null) {
 					throw ex;
 				}

@@ -11,6 +11,7 @@ import io.valueguard.config.ValueGuardProperties;
 import io.valueguard.messages.RulingBell;
 import io.valueguard.messages.Verdict;
 import io.valueguard.messages.VerdictBatch;
+import io.valueguard.store.ActivePartitions;
 import io.valueguard.store.AppliedInput;
 import io.valueguard.store.Outbox;
 import io.valueguard.store.Retention;
@@ -59,6 +60,8 @@ class KeyStageProcessorTests {
 
 	private final RulingBell bell = new RulingBell();
 
+	private final ActivePartitions active = new ActivePartitions();
+
 	/** One claims partition: every key is at home wherever these tests read it. */
 	private static final KeyStageProcessor.Placement ANY_PARTITION = new KeyStageProcessor.Placement(1,
 			"valueguard-rerouted-claims");
@@ -68,7 +71,7 @@ class KeyStageProcessorTests {
 		this.bell.listen(() -> this.heardAtRing.add(this.claims.get("ann")));
 		this.supplier = KeyStageProcessor.supplier(
 				new ClaimValidator(properties.limits(), ClaimFormat.of(properties.claims())), KeyStageEvents.NONE,
-				this.bell, properties.store(), properties.policy(), Retention.OFF, ANY_PARTITION, 6, null);
+				this.bell, this.active, properties.store(), properties.policy(), Retention.OFF, ANY_PARTITION, 6, null);
 	}
 
 	@BeforeEach
@@ -76,6 +79,18 @@ class KeyStageProcessorTests {
 		for (String key : List.of("ann", "bob", "cid", "dan")) {
 			this.claims.put(key, new KeyClaim("desk-" + key, 10, true));
 		}
+	}
+
+	@Test
+	void shouldSayItsPartitionProcessesHereFromItsInitUntilItsClose() {
+		Processor<Object, Object, Object, Object> processor = this.supplier.get();
+		assertThat(this.active.processing(KeyStageProcessor.STORE, 4)).isFalse();
+
+		processor.init(context(4));
+		assertThat(this.active.processing(KeyStageProcessor.STORE, 4)).isTrue();
+		processor.close();
+
+		assertThat(this.active.processing(KeyStageProcessor.STORE, 4)).isFalse();
 	}
 
 	@Test
@@ -195,7 +210,7 @@ class KeyStageProcessorTests {
 			.of(Map.of("valueguard.streams.prompt-commit-interval", "20ms"));
 		ProcessorSupplier<Object, Object, Object, Object> supplier = KeyStageProcessor.supplier(
 				new ClaimValidator(properties.limits(), ClaimFormat.of(properties.claims())), KeyStageEvents.NONE,
-				this.bell, properties.store(), properties.policy(), Retention.OFF, ANY_PARTITION, 6,
+				this.bell, this.active, properties.store(), properties.policy(), Retention.OFF, ANY_PARTITION, 6,
 				properties.streams().promptCommitInterval());
 		ProcessorContext<Object, Object> context = context(0);
 		Processor<Object, Object, Object, Object> processor = supplier.get();

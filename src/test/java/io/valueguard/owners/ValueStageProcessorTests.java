@@ -14,6 +14,7 @@ import io.valueguard.messages.RulingBell;
 import io.valueguard.messages.SentAt;
 import io.valueguard.messages.Verdict;
 import io.valueguard.messages.VerdictBatch;
+import io.valueguard.store.ActivePartitions;
 import io.valueguard.store.AppliedInput;
 import io.valueguard.store.Outbox;
 import io.valueguard.store.Retention;
@@ -21,6 +22,7 @@ import io.valueguard.store.StageStores;
 import io.valueguard.store.WriteBehindTable;
 import io.valueguard.support.TaskCommits;
 import io.valueguard.support.TestProperties;
+import org.apache.kafka.streams.processor.TaskId;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
@@ -64,6 +66,8 @@ class ValueStageProcessorTests {
 
 	private final RulingBell bell = new RulingBell();
 
+	private final ActivePartitions active = new ActivePartitions();
+
 	/** The rules of the key stages of batches that named another rule than the processor's policy, one per batch. */
 	private final List<ClaimPolicy> foreignRules = new ArrayList<>();
 
@@ -81,6 +85,17 @@ class ValueStageProcessorTests {
 
 	ValueStageProcessorTests() {
 		this.bell.listen(() -> this.heardAtRing.add(this.owners.get("desk-1")));
+	}
+
+	@Test
+	void shouldSayItsPartitionProcessesHereFromItsInitUntilItsClose() {
+		assertThat(this.active.processing(ValueStageProcessor.STORE, 2)).isFalse();
+
+		Processor<String, CommandBatch, String, VerdictBatch> processor = started(context(), ClaimPolicy.LATEST_WINS);
+		assertThat(this.active.processing(ValueStageProcessor.STORE, 2)).isTrue();
+		processor.close();
+
+		assertThat(this.active.processing(ValueStageProcessor.STORE, 2)).isFalse();
 	}
 
 	@Test
@@ -207,7 +222,7 @@ class ValueStageProcessorTests {
 		ValueGuardProperties properties = TestProperties.of(Map.of());
 		this.rule = policy;
 		Processor<String, CommandBatch, String, VerdictBatch> processor = ValueStageProcessor
-			.supplier(this.events, this.bell, properties.store(), policy, Retention.OFF, null)
+			.supplier(this.events, this.bell, this.active, properties.store(), policy, Retention.OFF, null)
 			.get();
 		processor.init(context);
 		return processor;
@@ -240,6 +255,7 @@ class ValueStageProcessorTests {
 		doReturn(applied).when(context).getStateStore(StageStores.appliedInputOf(ValueStageProcessor.STORE));
 		this.commits.wire(context, outbox, COMMIT_INTERVAL);
 		given(context.currentStreamTimeMs()).willAnswer((call) -> this.commits.now());
+		given(context.taskId()).willReturn(new TaskId(0, 2));
 		return context;
 	}
 

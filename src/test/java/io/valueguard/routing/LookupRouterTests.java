@@ -12,13 +12,16 @@ import io.valueguard.config.QueryProperties;
 import io.valueguard.kafka.StoreLags;
 import io.valueguard.kafka.StreamsClients;
 import io.valueguard.messages.KeyPartitions;
+import io.valueguard.store.ActivePartitions;
 import io.valueguard.store.TableEntries;
 import io.valueguard.support.TestProperties;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyQueryMetadata;
+import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.StreamsMetadata;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.errors.StreamsStoppedException;
 import org.apache.kafka.streams.processor.StreamPartitioner;
 import org.apache.kafka.streams.query.FailureReason;
@@ -63,6 +66,8 @@ class LookupRouterTests {
 
 	private final KafkaStreams streams = mock(KafkaStreams.class);
 
+	private final ActivePartitions active = new ActivePartitions();
+
 	@BeforeEach
 	@SuppressWarnings("unchecked")
 	void cluster() {
@@ -83,7 +88,7 @@ class LookupRouterTests {
 				"remote-cache-ttl", remoteCacheTtl.toMillis() + "ms", "remote-cache-size", "100", "read-timeout",
 				readTimeout.toMillis() + "ms"));
 		return new LookupRouter(this.clients, this.lags, this.remote, properties,
-				new LookupMetrics(new SimpleMeterRegistry()));
+				new LookupMetrics(new SimpleMeterRegistry()), this.active);
 	}
 
 	/**
@@ -178,6 +183,51 @@ class LookupRouterTests {
 		verify(this.remote, never()).lookup(any(), any(), any(), any(), any());
 	}
 
+	/**
+	 * Kafka Streams refuses every active store of a stream thread while the thread is in a rebalance, until a task it
+	 * was given has restored and fetched its offsets; the thread's other tasks process on meanwhile.
+	 */
+	@Test
+	@SuppressWarnings("unchecked")
+	void shouldReadTheActiveStoreOfAPartitionWhoseTaskProcessesWhileItsThreadRebalances() {
+		given(this.streams.queryMetadataForKey(eq("bindings"), eq("alice"), any(Serializer.class)))
+			.willReturn(new KeyQueryMetadata(SELF, java.util.Set.of(STANDBY), 3));
+		ReadOnlyKeyValueStore<String, KeyClaim> store = mock(ReadOnlyKeyValueStore.class);
+		given(store.get("alice")).willReturn(new KeyClaim("phone", 1, true));
+		ArgumentCaptor<StoreQueryParameters<?>> asked = ArgumentCaptor.forClass(StoreQueryParameters.class);
+		given(this.streams.store(asked.capture())).willAnswer((invocation) -> {
+			StoreQueryParameters<?> parameters = invocation.getArgument(0);
+			if (!parameters.staleStoresEnabled()) {
+				throw new InvalidStateStoreException("Cannot get state store bindings because the stream thread is "
+						+ "PARTITIONS_ASSIGNED, not RUNNING");
+			}
+			return store;
+		});
+		this.active.started("bindings", 3, this);
+
+		assertThat(router(Duration.ZERO).binding("alice", null))
+			.isEqualTo(new Answer<>(new BindingView("alice", "phone", 1), "self:8080", null));
+		assertThat(asked.getAllValues()).extracting(StoreQueryParameters::partition).containsOnly(3);
+		verify(this.remote, never()).lookup(any(), any(), any(), any(), any());
+	}
+
+	@Test
+	void shouldNotReadAPartitionWhoseTaskDoesNotProcessHereWhileItsThreadRebalances() {
+		given(this.streams.queryMetadataForKey(eq("bindings"), eq("alice"), any(Serializer.class)))
+			.willReturn(new KeyQueryMetadata(SELF, java.util.Set.of(STANDBY), 3));
+		given(this.streams.store(any())).willThrow(new InvalidStateStoreException(
+				"Cannot get state store bindings because the stream thread is PARTITIONS_ASSIGNED, not RUNNING"));
+		// another partition's task processes here; the key's is restoring, or stopped since
+		this.active.started("bindings", 1, this);
+		this.active.started("bindings", 3, this);
+		this.active.stopped("bindings", 3, this);
+
+		assertThatExceptionOfType(StoreUnavailableException.class)
+			.isThrownBy(() -> router(Duration.ZERO).binding("alice", null));
+		verify(this.streams, never()).store(org.mockito.ArgumentMatchers
+			.argThat((StoreQueryParameters<?> parameters) -> parameters != null && parameters.staleStoresEnabled()));
+	}
+
 	@Test
 	@SuppressWarnings("unchecked")
 	void shouldAskTheActiveWhenItsOwnStandbyIsFurtherBehindThanAllowed() {
@@ -262,7 +312,7 @@ class LookupRouterTests {
 		QueryProperties properties = TestProperties.query(Map.of("retry-budget", "400ms", "retry-backoff", "20ms",
 				"read-timeout", "200ms", "connect-timeout", "50ms"));
 		LookupRouter router = new LookupRouter(this.clients, this.lags, this.remote, properties,
-				new LookupMetrics(new SimpleMeterRegistry()));
+				new LookupMetrics(new SimpleMeterRegistry()), this.active);
 
 		assertThatExceptionOfType(StoreUnavailableException.class).isThrownBy(() -> router.binding("alice", null));
 

@@ -27,6 +27,7 @@ import io.valueguard.messages.VerdictBatch;
 import io.valueguard.owners.Erasure;
 import io.valueguard.owners.Owner;
 import io.valueguard.owners.ValueStageTopology;
+import io.valueguard.store.ActivePartitions;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -91,6 +92,10 @@ public final class TopologyHarness implements AutoCloseable {
 	/** The bell both stages ring; a test listens to it. */
 	private final RulingBell bell = new RulingBell();
 
+	private final ActivePartitions active = new ActivePartitions();
+
+	private boolean closed;
+
 	public TopologyHarness() {
 		this(TestProperties.defaults(), KeyStageEvents.NONE);
 	}
@@ -109,8 +114,8 @@ public final class TopologyHarness implements AutoCloseable {
 		this.properties = properties;
 		StreamsBuilder builder = new StreamsBuilder();
 		// the function beans themselves, with their outputs written where the binding configuration sends them
-		KStream<?, ?>[] keyOutputs = new KeyStageTopology(properties, events, this.bell, claimsPartitions,
-				COMMAND_PARTITIONS)
+		KStream<?, ?>[] keyOutputs = new KeyStageTopology(properties, events, this.bell, this.active,
+				claimsPartitions, COMMAND_PARTITIONS)
 			.apply(builder.stream(properties.topics().claims(), Consumed.with(Serdes.ByteArray(), Serdes.ByteArray())))
 			.apply(builder.stream(properties.evictionFeedbackTopic(),
 					Consumed.with(Serdes.String(), new VerdictBatch.Serde())))
@@ -129,7 +134,7 @@ public final class TopologyHarness implements AutoCloseable {
 		((KStream<byte[], byte[]>) keyOutputs[KeyStageTopology.REROUTED]).to(properties.reroutedClaimsTopic(),
 				Produced.with(Serdes.ByteArray(), Serdes.ByteArray())
 					.withStreamPartitioner((topic, key, value, partitions) -> Optional.of(Set.of(CLAIMS_PARTITION))));
-		new ValueStageTopology(properties, io.valueguard.owners.ValueStageEvents.NONE, this.bell)
+		new ValueStageTopology(properties, io.valueguard.owners.ValueStageEvents.NONE, this.bell, this.active)
 			.apply(builder.stream(properties.ownerCommandsTopic(),
 					Consumed.with(Serdes.String(), new CommandBatch.Serde())))
 			.to(properties.evictionFeedbackTopic(), Produced.with(Serdes.String(), new VerdictBatch.Serde())
@@ -167,6 +172,11 @@ public final class TopologyHarness implements AutoCloseable {
 	/** The bell both stages ring when they applied what a synchronous write may wait for. */
 	public RulingBell bell() {
 		return this.bell;
+	}
+
+	/** What the stages' tasks said of the partitions they process. */
+	public ActivePartitions activePartitions() {
+		return this.active;
 	}
 
 	public Topology topology() {
@@ -378,8 +388,13 @@ public final class TopologyHarness implements AutoCloseable {
 		return text.getBytes(StandardCharsets.UTF_8);
 	}
 
+	/** Closes the driver once: a test that closes it to see its tasks close leaves the rest to its own cleanup. */
 	@Override
 	public void close() {
+		if (this.closed) {
+			return;
+		}
+		this.closed = true;
 		try {
 			this.driver.close();
 		}
