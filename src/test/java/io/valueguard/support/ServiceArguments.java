@@ -21,7 +21,15 @@ public final class ServiceArguments {
 				"--valueguard.application-id=" + id, "--valueguard.topics.claims=" + id + ".claims",
 				"--valueguard.topics.bindings=" + id + ".bindings", "--valueguard.topics.evictions=" + id + ".evictions",
 				"--valueguard.topics.dlq=" + id + ".dlq"));
-		arguments.addAll(List.of(more));
+		for (String argument : more) {
+			// a setting given again replaces the default above: Spring Boot would join both values with a comma
+			int equals = argument.indexOf('=');
+			if (equals > 0) {
+				String setting = argument.substring(0, equals + 1);
+				arguments.removeIf((given) -> given.startsWith(setting));
+			}
+			arguments.add(argument);
+		}
 		return arguments.toArray(String[]::new);
 	}
 
