@@ -52,7 +52,7 @@ class StreamFunctions {
 		return new RulingBell();
 	}
 
-	/** Which partitions of each stage's store this instance's active tasks process; lookups read them through rebalances. */
+	/** Which partitions of each stage's store this instance's tasks process: lookups read them through rebalances. */
 	@Bean
 	ActivePartitions activePartitions() {
 		return new ActivePartitions();
