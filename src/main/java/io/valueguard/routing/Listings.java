@@ -14,6 +14,7 @@ import io.valueguard.kafka.StoreLags;
 import io.valueguard.kafka.StreamsClients;
 import io.valueguard.kafka.TopicProvisioner;
 import io.valueguard.owners.ClaimOrder;
+import io.valueguard.store.ActivePartitions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StreamsMetadata;
@@ -48,11 +49,15 @@ public class Listings {
 
 	private final QueryProperties properties;
 
-	Listings(StreamsClients clients, RemoteInstances remote, TopicProvisioner topics, QueryProperties properties) {
+	private final ActivePartitions active;
+
+	Listings(StreamsClients clients, RemoteInstances remote, TopicProvisioner topics, QueryProperties properties,
+			ActivePartitions active) {
 		this.clients = clients;
 		this.remote = remote;
 		this.topics = topics;
 		this.properties = properties;
+		this.active = active;
 	}
 
 	/** A merged page and the instances whose stores it was read from. */
@@ -138,7 +143,7 @@ public class Listings {
 		for (int partition : new TreeSet<>(StoreLags.activePartitions(streams))) {
 			ReadOnlyKeyValueStore<String, V> store;
 			try {
-				store = lookup.partition(streams, partition, false);
+				store = lookup.active(streams, partition, this.active);
 			}
 			catch (InvalidStateStoreException ex) {
 				// restoring or migrating: leave it out, and the caller sees the partition missing
