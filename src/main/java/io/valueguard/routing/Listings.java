@@ -14,7 +14,6 @@ import io.valueguard.kafka.StoreLags;
 import io.valueguard.kafka.StreamsClients;
 import io.valueguard.kafka.TopicProvisioner;
 import io.valueguard.owners.ClaimOrder;
-import io.valueguard.store.ActivePartitions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StreamsMetadata;
@@ -49,15 +48,11 @@ public class Listings {
 
 	private final QueryProperties properties;
 
-	private final ActivePartitions active;
-
-	Listings(StreamsClients clients, RemoteInstances remote, TopicProvisioner topics, QueryProperties properties,
-			ActivePartitions active) {
+	Listings(StreamsClients clients, RemoteInstances remote, TopicProvisioner topics, QueryProperties properties) {
 		this.clients = clients;
 		this.remote = remote;
 		this.topics = topics;
 		this.properties = properties;
-		this.active = active;
 	}
 
 	/** A merged page and the instances whose stores it was read from. */
@@ -143,7 +138,7 @@ public class Listings {
 		for (int partition : new TreeSet<>(StoreLags.activePartitions(streams))) {
 			ReadOnlyKeyValueStore<String, V> store;
 			try {
-				store = lookup.active(streams, partition, this.active);
+				store = lookup.partition(streams, partition, false);
 			}
 			catch (InvalidStateStoreException ex) {
 				// restoring or migrating: leave it out, and the caller sees the partition missing

@@ -6,10 +6,8 @@ import java.util.function.Function;
 import io.valueguard.claims.KeyClaim;
 import io.valueguard.kafka.StreamsClients;
 import io.valueguard.owners.Owner;
-import io.valueguard.store.ActivePartitions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StoreQueryParameters;
-import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.state.QueryableStoreTypes;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 import org.jspecify.annotations.Nullable;
@@ -69,26 +67,6 @@ public record Lookup<V, T>(String store, String path, String parameter, boolean 
 			.fromNameAndType(this.store, QueryableStoreTypes.<String, V>keyValueStore())
 			.withPartition(partition);
 		return streams.store(stale ? parameters.enableStaleStores() : parameters);
-	}
-
-	/**
-	 * The store of exactly one partition's active task on this instance, also while the stream thread rebalances:
-	 * Kafka Streams refuses every active store of a thread from its first rebalance callback until each task it was
-	 * given has restored and fetched its input's committed offsets (a task taken over from a crashed instance waits for
-	 * the broker to abort that instance's transaction), while the thread's other tasks process on. A partition whose
-	 * task says it processes here ({@code active}) is then read through the query that also takes standbys: an
-	 * instance never holds a standby of a partition beside its active task, so the store found is the active's.
-	 */
-	ReadOnlyKeyValueStore<String, V> active(KafkaStreams streams, int partition, ActivePartitions active) {
-		try {
-			return partition(streams, partition, false);
-		}
-		catch (InvalidStateStoreException ex) {
-			if (!active.processing(this.store, partition)) {
-				throw ex;
-			}
-			return partition(streams, partition, true);
-		}
 	}
 
 	/** The entry as it looks from outside, or null when there is none or the store's entry shows nothing. */

@@ -445,9 +445,16 @@ public class LookupRouter {
 		String self = Hosts.name(this.clients.self());
 		if (active) {
 			try {
-				return new Answer<>(lookup.read(lookup.active(streams, partition, this.active), key), self, null);
+				return new Answer<>(lookup.read(lookup.partition(streams, partition, false), key), self, null);
 			}
 			catch (InvalidStateStoreException ex) {
+				if (this.active.processing(lookup.store(), partition)) {
+					// the stream thread is in a rebalance, waiting for a task it was given: Kafka Streams refuses
+					// every active store of the thread until then, while this partition's task processes on. Its
+					// store is the only one of the partition here (an instance never holds a standby beside the
+					// active), so the read that also takes standbys reads the active's
+					return new Answer<>(lookup.read(lookup.partition(streams, partition, true), key), self, null);
+				}
 				if (maxLag == null) {
 					throw ex;
 				}
