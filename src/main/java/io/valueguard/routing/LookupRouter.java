@@ -444,6 +444,8 @@ public class LookupRouter {
 			boolean active, @Nullable Long maxLag) {
 		String self = Hosts.name(this.clients.self());
 		if (active) {
+			// the store Kafka Streams returns finds the partition's task again at each read, and refuses there: the
+			// fallback below must catch the read, not only the call that returns the store
 			try {
 				return new Answer<>(lookup.read(lookup.partition(streams, partition, false), key), self, null);
 			}
