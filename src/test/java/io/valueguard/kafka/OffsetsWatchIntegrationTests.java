@@ -18,10 +18,8 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.internals.Topic;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -92,8 +90,9 @@ class OffsetsWatchIntegrationTests {
 		committed.keySet().removeIf((partition) -> !partition.topic().equals(ID + ".claims"));
 		assertThat(committed).as("the key stage's committed claims offsets").isNotEmpty();
 
-		try (KafkaProducer<byte[], byte[]> holder = producer(HOLDER);
-				KafkaProducer<byte[], byte[]> neighbour = producer(NEIGHBOUR)) {
+		try (KafkaProbe kafka = new KafkaProbe(this.broker.getBrokersAsString());
+				KafkaProducer<byte[], byte[]> holder = kafka.transactionalProducer(HOLDER);
+				KafkaProducer<byte[], byte[]> neighbour = kafka.transactionalProducer(NEIGHBOUR)) {
 			holder.initTransactions();
 			holder.beginTransaction();
 			// the same offsets again, in a transaction left open: the coordinator holds them back until it ends
@@ -130,12 +129,6 @@ class OffsetsWatchIntegrationTests {
 				assertThat(api.binding("alice").status()).isEqualTo(200);
 			}
 		}
-	}
-
-	private KafkaProducer<byte[], byte[]> producer(String transactionalId) {
-		return new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, this.broker.getBrokersAsString(),
-				ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId, ProducerConfig.TRANSACTION_TIMEOUT_CONFIG,
-				600_000), new ByteArraySerializer(), new ByteArraySerializer());
 	}
 
 	/** A group the coordinator places on the same partition of the offsets topic as the key stage's. */

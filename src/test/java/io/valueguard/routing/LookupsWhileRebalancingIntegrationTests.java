@@ -3,22 +3,17 @@ package io.valueguard.routing;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 import io.valueguard.messages.KeyPartitions;
 import io.valueguard.support.ApiClient;
 import io.valueguard.support.EmbeddedBrokers;
+import io.valueguard.support.KafkaProbe;
 import io.valueguard.support.ServiceInstance;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -73,20 +68,11 @@ class LookupsWhileRebalancingIntegrationTests {
 			await("both bound").atMost(PATIENCE)
 				.until(() -> api.binding(running).status() == 200 && api.binding(held).status() == 200);
 		}
-		Map<TopicPartition, OffsetAndMetadata> committed;
-		try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-				this.broker.getBrokersAsString()))) {
-			committed = new HashMap<>(admin.listConsumerGroupOffsets(ID + "-keys")
-				.partitionsToOffsetAndMetadata()
-				.get(30, TimeUnit.SECONDS));
-		}
-		committed.keySet().removeIf((partition) -> !partition.equals(new TopicPartition(ID + ".claims", 1)));
-		assertThat(committed).as("the key stage's committed offset of claims partition 1").hasSize(1);
-
-		try (KafkaProducer<byte[], byte[]> holder = new KafkaProducer<>(Map.of(
-				ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, this.broker.getBrokersAsString(),
-				ProducerConfig.TRANSACTIONAL_ID_CONFIG, HOLDER, ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 600_000),
-				new ByteArraySerializer(), new ByteArraySerializer())) {
+		try (KafkaProbe kafka = new KafkaProbe(this.broker.getBrokersAsString());
+				KafkaProducer<byte[], byte[]> holder = kafka.transactionalProducer(HOLDER)) {
+			Map<TopicPartition, OffsetAndMetadata> committed = kafka.committedOffsets(ID + "-keys");
+			committed.keySet().removeIf((partition) -> !partition.equals(new TopicPartition(ID + ".claims", 1)));
+			assertThat(committed).as("the key stage's committed offset of claims partition 1").hasSize(1);
 			holder.initTransactions();
 			holder.beginTransaction();
 			// the same offset again, in a transaction left open: the coordinator holds it back until it ends

@@ -17,10 +17,13 @@ import java.util.concurrent.TimeoutException;
 
 import io.valueguard.messages.CommandBatch;
 import io.valueguard.messages.OwnerCommand;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -179,6 +182,25 @@ public final class KafkaProbe implements AutoCloseable {
 				.toList();
 			return consumer.endOffsets(partitions).values().stream().mapToLong(Long::longValue).sum();
 		}
+	}
+
+	/** The group's committed offsets, as its coordinator gives them now. */
+	public Map<TopicPartition, OffsetAndMetadata> committedOffsets(String group) throws Exception {
+		try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, this.bootstrapServers))) {
+			return new HashMap<>(admin.listConsumerGroupOffsets(group)
+				.partitionsToOffsetAndMetadata()
+				.get(30, TimeUnit.SECONDS));
+		}
+	}
+
+	/**
+	 * A producer with {@code transactionalId} whose transactions may stay open ten minutes: to hold a group's offsets
+	 * back, as a crashed producer's open transaction does until the broker aborts it.
+	 */
+	public KafkaProducer<byte[], byte[]> transactionalProducer(String transactionalId) {
+		return new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, this.bootstrapServers,
+				ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId, ProducerConfig.TRANSACTION_TIMEOUT_CONFIG,
+				600_000), new ByteArraySerializer(), new ByteArraySerializer());
 	}
 
 	@Override
