@@ -14,6 +14,7 @@ import io.valueguard.kafka.StoreLags;
 import io.valueguard.kafka.StreamsClients;
 import io.valueguard.kafka.TopicProvisioner;
 import io.valueguard.owners.ClaimOrder;
+import io.valueguard.store.ActivePartitions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StreamsMetadata;
@@ -48,11 +49,15 @@ public class Listings {
 
 	private final QueryProperties properties;
 
-	Listings(StreamsClients clients, RemoteInstances remote, TopicProvisioner topics, QueryProperties properties) {
+	private final ActivePartitions active;
+
+	Listings(StreamsClients clients, RemoteInstances remote, TopicProvisioner topics, QueryProperties properties,
+			ActivePartitions active) {
 		this.clients = clients;
 		this.remote = remote;
 		this.topics = topics;
 		this.properties = properties;
+		this.active = active;
 	}
 
 	/** A merged page and the instances whose stores it was read from. */
@@ -128,23 +133,32 @@ public class Listings {
 		return new Listing<>(new Page<>(List.copyOf(items), next), servedBy);
 	}
 
-	/** This instance's share: entries after the cursor from every partition it is active for. */
+	/**
+	 * This instance's share: entries after the cursor from every partition it is active for, read through a
+	 * rebalance of the stream thread where the partition's task processes on ({@link Lookup#readActive}).
+	 */
 	<V, T> LocalPage<T> local(Lookup<V, T> lookup, @Nullable String after, int limit) {
 		KafkaStreams streams = this.clients.forStore(lookup.store())
 			.orElseThrow(() -> new InvalidStateStoreException("the " + lookup.store() + " stage has not started"));
 		List<Integer> served = new ArrayList<>();
 		List<T> items = new ArrayList<>();
 		boolean more = false;
-		for (int partition : new TreeSet<>(StoreLags.activePartitions(streams))) {
-			ReadOnlyKeyValueStore<String, V> store;
+		// Kafka Streams' view of the thread's tasks changes only when the thread is RUNNING again; the tasks that
+		// started processing since say so themselves
+		Set<Integer> partitions = new TreeSet<>(StoreLags.activePartitions(streams));
+		partitions.addAll(this.active.partitions(lookup.store()));
+		for (int partition : partitions) {
+			Share<T> share;
 			try {
-				store = lookup.partition(streams, partition, false);
+				share = lookup.readActive(streams, partition, this.active,
+						(store) -> readAfter(lookup, store, after, limit));
 			}
 			catch (InvalidStateStoreException ex) {
 				// restoring or migrating: leave it out, and the caller sees the partition missing
 				continue;
 			}
-			more |= readAfter(lookup, store, after, limit, items);
+			items.addAll(share.items());
+			more |= share.more();
 			served.add(partition);
 		}
 		items.sort(Comparator.comparing(lookup.keyOf(), ClaimOrder::compareKeys));
@@ -155,10 +169,18 @@ public class Listings {
 		return new LocalPage<>(Hosts.name(this.clients.self()), items, served, more);
 	}
 
-	/** Adds up to {@code limit} entries after the cursor from one partition's store; true when it has more. */
-	private static <V, T> boolean readAfter(Lookup<V, T> lookup, ReadOnlyKeyValueStore<String, V> store,
-			@Nullable String after, int limit, List<T> items) {
-		int found = 0;
+	/** One partition's entries after the cursor, and whether it has more. */
+	private record Share<T>(List<T> items, boolean more) {
+
+	}
+
+	/**
+	 * Up to {@code limit} entries after the cursor from one partition's store, whole or not at all: a store refused
+	 * halfway through adds nothing to the page.
+	 */
+	private static <V, T> Share<T> readAfter(Lookup<V, T> lookup, ReadOnlyKeyValueStore<String, V> store,
+			@Nullable String after, int limit) {
+		List<T> items = new ArrayList<>();
 		try (KeyValueIterator<String, V> entries = (after != null) ? store.range(after, null) : store.all()) {
 			while (entries.hasNext()) {
 				KeyValue<String, V> entry = entries.next();
@@ -166,14 +188,13 @@ public class Listings {
 				if (item == null) {
 					continue;
 				}
-				if (found == limit) {
-					return true;
+				if (items.size() == limit) {
+					return new Share<>(items, true);
 				}
 				items.add(item);
-				found++;
 			}
 		}
-		return false;
+		return new Share<>(items, false);
 	}
 
 }

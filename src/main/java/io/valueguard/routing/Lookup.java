@@ -6,8 +6,10 @@ import java.util.function.Function;
 import io.valueguard.claims.KeyClaim;
 import io.valueguard.kafka.StreamsClients;
 import io.valueguard.owners.Owner;
+import io.valueguard.store.ActivePartitions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StoreQueryParameters;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.state.QueryableStoreTypes;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 import org.jspecify.annotations.Nullable;
@@ -67,6 +69,29 @@ public record Lookup<V, T>(String store, String path, String parameter, boolean 
 			.fromNameAndType(this.store, QueryableStoreTypes.<String, V>keyValueStore())
 			.withPartition(partition);
 		return streams.store(stale ? parameters.enableStaleStores() : parameters);
+	}
+
+	/**
+	 * Reads the store of {@code partition} on the instance that is active for it, through a rebalance of its stream
+	 * thread: Kafka Streams refuses every active store of a thread while the thread is in a rebalance, until each task
+	 * it was given has restored and fetched its input's committed offsets, while the thread's other tasks process on.
+	 * A refused partition whose task {@code active} says processes here is read through the query that also takes
+	 * standbys: an instance never holds a standby beside its active, so that store is the active's. The store Kafka
+	 * Streams returns finds the partition's task again at each read and refuses there, so {@code read} runs inside.
+	 * Throws {@link org.apache.kafka.streams.errors.InvalidStateStoreException} when the partition's task does not
+	 * process here.
+	 */
+	<R> R readActive(KafkaStreams streams, int partition, ActivePartitions active,
+			Function<ReadOnlyKeyValueStore<String, V>, R> read) {
+		try {
+			return read.apply(partition(streams, partition, false));
+		}
+		catch (InvalidStateStoreException ex) {
+			if (!active.processing(this.store, partition)) {
+				throw ex;
+			}
+			return read.apply(partition(streams, partition, true));
+		}
 	}
 
 	/** The entry as it looks from outside, or null when there is none or the store's entry shows nothing. */

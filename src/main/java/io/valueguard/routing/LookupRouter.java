@@ -257,7 +257,13 @@ public class LookupRouter {
 		}
 		Map<Integer, QueryResult<Map<String, V>>> read;
 		try {
-			read = routes.streams.query(new TableEntries<String, V>(local).of(lookup.store())).getPartitionResults();
+			read = new HashMap<>(routes.streams.query(new TableEntries<String, V>(local).of(lookup.store()))
+				.getPartitionResults());
+			Map<Integer, List<String>> through = processingButRefused(lookup, local, read);
+			if (!through.isEmpty()) {
+				read.putAll(routes.streams.query(new TableEntries<String, V>(through).ofAnyTask(lookup.store()))
+					.getPartitionResults());
+			}
 		}
 		catch (InvalidStateStoreException | ConcurrentModificationException ex) {
 			// the client stopped running since the keys were routed, or replaced a failed stream thread while the
@@ -274,6 +280,22 @@ public class LookupRouter {
 			keys.forEach((key) -> answers.put(key, lookup.viewOf(key, result.getResult().get(key))));
 		});
 		return answers;
+	}
+
+	/**
+	 * The keys of the partitions Kafka Streams refused although their task processes here: its stream thread is in a
+	 * rebalance (see {@link Lookup#readActive}), and the query that also takes standbys reads the active's table.
+	 */
+	private Map<Integer, List<String>> processingButRefused(Lookup<?, ?> lookup, Map<Integer, List<String>> local,
+			Map<Integer, ? extends QueryResult<?>> read) {
+		Map<Integer, List<String>> through = new HashMap<>();
+		local.forEach((partition, keys) -> {
+			QueryResult<?> result = read.get(partition);
+			if ((result == null || result.isFailure()) && this.active.processing(lookup.store(), partition)) {
+				through.put(partition, keys);
+			}
+		});
+		return through;
 	}
 
 	/** What the other instances answered; the keys they did not answer for join the unrouted ones. */
@@ -444,19 +466,11 @@ public class LookupRouter {
 			boolean active, @Nullable Long maxLag) {
 		String self = Hosts.name(this.clients.self());
 		if (active) {
-			// the store Kafka Streams returns finds the partition's task again at each read, and refuses there: the
-			// fallback below must catch the read, not only the call that returns the store
 			try {
-				return new Answer<>(lookup.read(lookup.partition(streams, partition, false), key), self, null);
+				return new Answer<>(lookup.readActive(streams, partition, this.active, (store) -> lookup.read(store, key)),
+						self, null);
 			}
 			catch (InvalidStateStoreException ex) {
-				if (this.active.processing(lookup.store(), partition)) {
-					// the stream thread is in a rebalance, waiting for a task it was given: Kafka Streams refuses
-					// every active store of the thread until then, while this partition's task processes on. Its
-					// store is the only one of the partition here (an instance never holds a standby beside the
-					// active), so the read that also takes standbys reads the active's
-					return new Answer<>(lookup.read(lookup.partition(streams, partition, true), key), self, null);
-				}
 				if (maxLag == null) {
 					throw ex;
 				}

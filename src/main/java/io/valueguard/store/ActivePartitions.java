@@ -1,6 +1,7 @@
 package io.valueguard.store;
 
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -36,6 +37,12 @@ public final class ActivePartitions {
 	public boolean processing(String table, int partition) {
 		Map<Integer, Object> partitions = this.processors.get(table);
 		return partitions != null && partitions.containsKey(partition);
+	}
+
+	/** The partitions of {@code table} whose active task processes on this instance now. */
+	public Set<Integer> partitions(String table) {
+		Map<Integer, Object> partitions = this.processors.get(table);
+		return (partitions != null) ? Set.copyOf(partitions.keySet()) : Set.of();
 	}
 
 }

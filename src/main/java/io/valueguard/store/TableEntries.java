@@ -26,10 +26,18 @@ public record TableEntries<K, V>(Map<Integer, List<K>> keys) implements Query<Ma
 
 	/** The request of this query to the active tasks of the stage whose table's store is named {@code store}. */
 	public StateQueryRequest<Map<K, V>> of(String store) {
+		return ofAnyTask(store).requireActive();
+	}
+
+	/**
+	 * The request of this query to whichever task of this instance holds each partition's table, active or standby:
+	 * for partitions whose active task is known to process here while Kafka Streams refuses active-only queries (a
+	 * stream thread in a rebalance is refused them for all its tasks).
+	 */
+	public StateQueryRequest<Map<K, V>> ofAnyTask(String store) {
 		return StateQueryRequest.inStore(StageStores.pendingWritesOf(store))
 			.withQuery(this)
-			.withPartitions(this.keys.keySet())
-			.requireActive();
+			.withPartitions(this.keys.keySet());
 	}
 
 	/** The keys of {@code partition} to read; none when the query has none there. */

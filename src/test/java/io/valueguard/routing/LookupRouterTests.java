@@ -484,6 +484,44 @@ class LookupRouterTests {
 		verify(partition, never()).get("alice");
 	}
 
+	/**
+	 * Kafka Streams answers the active-only query with NOT_ACTIVE for every partition of a thread in a rebalance; the
+	 * partitions whose task processes here meanwhile are read again in one query that also takes standbys (the only
+	 * store of the partition here is the active's), not one key at a time.
+	 */
+	@Test
+	@SuppressWarnings("unchecked")
+	void shouldReadThePartitionsOfABatchWhoseTaskProcessesWhileItsThreadRebalances() {
+		localKey("alice", 3);
+		localKey("bob", 1);
+		localKey("carol", 3);
+		String refused = "Query requires a running active task, but partition was in state PARTITIONS_ASSIGNED "
+				+ "and was active.";
+		StateQueryResult<Map<String, KeyClaim>> strict = new StateQueryResult<>();
+		strict.addResult(3, QueryResult.forFailure(FailureReason.NOT_ACTIVE, refused));
+		strict.addResult(1, QueryResult.forFailure(FailureReason.NOT_ACTIVE, refused));
+		StateQueryResult<Map<String, KeyClaim>> through = new StateQueryResult<>();
+		through.addResult(3, QueryResult.forResult(Map.of("alice", new KeyClaim("phone", 5, true))));
+		given(this.streams.query(any(StateQueryRequest.class)))
+			.willAnswer((invocation) -> ((StateQueryRequest<?>) invocation.getArgument(0)).isRequireActive() ? strict
+					: through);
+		// partition 3's task processes here; partition 1's was given to the thread and restores
+		this.active.started("bindings", 3, this);
+
+		assertThat(router(Duration.ZERO).localShare(Lookup.BINDINGS, List.of("alice", "bob", "carol")))
+			.containsEntry("alice", new BindingView("alice", "phone", 5))
+			.containsEntry("carol", null)
+			.doesNotContainKey("bob");
+		ArgumentCaptor<StateQueryRequest<Map<String, KeyClaim>>> asked = ArgumentCaptor.forClass(StateQueryRequest.class);
+		verify(this.streams, times(2)).query(asked.capture());
+		StateQueryRequest<Map<String, KeyClaim>> again = asked.getAllValues().get(1);
+		assertThat(again.isRequireActive()).isFalse();
+		assertThat(again.getStoreName()).isEqualTo("bindings-pending-writes");
+		assertThat(again.getQuery())
+			.isEqualTo(new TableEntries<String, KeyClaim>(Map.of(3, List.of("alice", "carol"))));
+		verify(this.streams, never()).store(any());
+	}
+
 	@Test
 	void shouldLookUpOneByOneWhenTheClientStopsBeforeTheQuery() {
 		shouldLookUpOneByOneWhenTheQueryThrows(new StreamsStoppedException("KafkaStreams has been stopped"));

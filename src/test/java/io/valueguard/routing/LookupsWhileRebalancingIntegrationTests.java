@@ -7,6 +7,7 @@ import java.util.Map;
 
 import io.valueguard.messages.KeyPartitions;
 import io.valueguard.support.ApiClient;
+import io.valueguard.support.ApiClient.Reply;
 import io.valueguard.support.EmbeddedBrokers;
 import io.valueguard.support.KafkaProbe;
 import io.valueguard.support.ServiceInstance;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
 
 import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
 
@@ -28,7 +30,8 @@ import static org.awaitility.Awaitility.await;
  * A stream thread given a task whose input's committed offsets a transaction holds back (as a crashed instance's
  * producer does until the broker aborts its transaction) stays out of RUNNING until they clear, and Kafka Streams
  * refuses every active store of the thread meanwhile. The thread's other task processes on: strict lookups of its keys
- * must be answered, from its store, while the held partition's are refused until its task runs.
+ * must be answered, from its store, and so must this instance's shares of batch lookups and listings, while the held
+ * partition's keys are refused until its task runs.
  */
 @Tag("integration")
 class LookupsWhileRebalancingIntegrationTests {
@@ -88,6 +91,18 @@ class LookupsWhileRebalancingIntegrationTests {
 				assertThat(api.binding(held).status()).isEqualTo(503);
 				assertThat(api.binding(running).body()).contains("\"value\":\"desk-1\"");
 				assertThat(api.get("/api/bindings/" + running + "?maxLag=0").status()).isEqualTo(200);
+				// what other instances ask of this one: its share of a batch and of a listing, from the running
+				// partition alone
+				Reply share = api.postJson("/internal/lookup/bindings", "[\"" + running + "\",\"" + held + "\"]");
+				assertThat(share.status()).isEqualTo(200);
+				assertThat(share.json().propertyNames()).containsExactly(running);
+				assertThat(share.json().get(running).get("value").asString()).isEqualTo("desk-1");
+				Reply page = api.get("/internal/page/bindings?limit=10");
+				assertThat(page.status()).isEqualTo(200);
+				assertThat(page.json().get("partitions").values()).extracting(JsonNode::asInt).containsExactly(0);
+				assertThat(page.json().get("items").values()).extracting((item) -> item.get("key").asString())
+					.containsExactly(running);
+				assertThat(api.postJson("/api/bindings/lookup", "[\"" + running + "\"]").body()).contains("desk-1");
 
 				holder.abortTransaction();
 

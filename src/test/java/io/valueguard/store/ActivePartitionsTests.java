@@ -18,8 +18,11 @@ class ActivePartitionsTests {
 		assertThat(this.active.processing("bindings", 2)).isTrue();
 		assertThat(this.active.processing("bindings", 3)).isFalse();
 		assertThat(this.active.processing("owners", 2)).isFalse();
+		assertThat(this.active.partitions("bindings")).containsExactly(2);
+		assertThat(this.active.partitions("owners")).isEmpty();
 		this.active.stopped("bindings", 2, task);
 		assertThat(this.active.processing("bindings", 2)).isFalse();
+		assertThat(this.active.partitions("bindings")).isEmpty();
 	}
 
 	@Test
