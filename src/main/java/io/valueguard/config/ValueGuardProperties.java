@@ -143,12 +143,17 @@ public record ValueGuardProperties(@DefaultValue("valueguard") @NotBlank String 
 	 * (docs/benchmarks.md, "Prompt commits counted from any commit")
 	 * @param offsetsCheckAfter how long a stage may stay out of RUNNING before this instance asks the broker whether
 	 * the group coordinator holds back its partitions' committed offsets, and logs why and what to do
+	 * @param fenceDepartedProducers fence the transactional producers of instances that left a stage's group with a
+	 * transaction open (a crash), so that the offsets and records it holds back are released at once instead of at its
+	 * transaction timeout and the broker's next check for timed-out transactions (docs/reliability.md, "A crashed
+	 * instance's open transaction")
 	 */
 	public record Streams(@DefaultValue("true") boolean leaveGroupOnClose,
 			@DefaultValue("30s") Duration closeTimeout, @DefaultValue("10") @Min(0) int maxThreadReplacements,
 			@DefaultValue("10m") Duration threadReplacementWindow, @DefaultValue("1s") Duration restartBackoff,
 			@DefaultValue("1m") Duration maxRestartBackoff, @DefaultValue("5") @Min(0) int maxRestarts,
-			@Nullable Duration promptCommitInterval, @DefaultValue("1m") Duration offsetsCheckAfter) {
+			@Nullable Duration promptCommitInterval, @DefaultValue("1m") Duration offsetsCheckAfter,
+			@DefaultValue("true") boolean fenceDepartedProducers) {
 
 		public Streams {
 			if (promptCommitInterval != null && (promptCommitInterval.isNegative() || promptCommitInterval.isZero())) {

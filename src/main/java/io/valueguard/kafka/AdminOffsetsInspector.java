@@ -8,7 +8,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Pattern;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
@@ -43,10 +42,6 @@ final class AdminOffsetsInspector implements OffsetsInspector {
 	private static final Set<TransactionState> OPEN = Set.of(TransactionState.ONGOING,
 			TransactionState.PREPARE_COMMIT, TransactionState.PREPARE_ABORT, TransactionState.PREPARE_EPOCH_FENCE);
 
-	/** What follows the application id in the transactional id of a Kafka Streams producer: its process and thread. */
-	private static final Pattern STREAMS_PRODUCER = Pattern
-		.compile("-\\p{XDigit}{8}-\\p{XDigit}{4}-\\p{XDigit}{4}-\\p{XDigit}{4}-\\p{XDigit}{12}-\\d+");
-
 	private final Admin admin;
 
 	private final long timeoutMs;
@@ -80,8 +75,7 @@ final class AdminOffsetsInspector implements OffsetsInspector {
 
 	/** Whether a transactional id is one a Kafka Streams producer of the application (the group) would have. */
 	static boolean ofGroup(String group, String transactionalId) {
-		return transactionalId.startsWith(group)
-				&& STREAMS_PRODUCER.matcher(transactionalId.substring(group.length())).matches();
+		return StreamsClientIds.processOfProducer(group, transactionalId) != null;
 	}
 
 	private Set<TopicPartition> committed(String group, boolean stable) throws Exception {

@@ -10,14 +10,11 @@ import java.util.stream.Collectors;
 import io.valueguard.config.ValueGuardProperties;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.KafkaStreams;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.context.SmartLifecycle;
-import org.springframework.kafka.config.StreamsBuilderFactoryBean;
 import org.springframework.kafka.core.KafkaAdmin;
 import org.springframework.stereotype.Component;
 
@@ -32,7 +29,7 @@ import org.springframework.stereotype.Component;
  * {@link #REPEAT} while they stay so), and publishes what it found for {@code valueguard_offsets_held_back_partitions}.
  */
 @Component
-public class OffsetsWatch implements SmartLifecycle {
+public class OffsetsWatch extends StageWatcher {
 
 	private static final Log logger = LogFactory.getLog(OffsetsWatch.class);
 
@@ -58,8 +55,6 @@ public class OffsetsWatch implements SmartLifecycle {
 
 	private final StreamsClients clients;
 
-	private final KafkaAdmin kafkaAdmin;
-
 	private final Duration after;
 
 	private final LongSupplier nanoTime;
@@ -68,10 +63,6 @@ public class OffsetsWatch implements SmartLifecycle {
 
 	/** Given by tests; otherwise one over {@link #admin}. */
 	private final @Nullable OffsetsInspector inspector;
-
-	private @Nullable Admin admin;
-
-	private final PeriodicCheck schedule;
 
 	@Autowired
 	public OffsetsWatch(StreamsClients clients, KafkaAdmin kafkaAdmin, ValueGuardProperties properties) {
@@ -90,10 +81,9 @@ public class OffsetsWatch implements SmartLifecycle {
 	/** With a given inspector and clock: tests drive the checks themselves. */
 	OffsetsWatch(StreamsClients clients, KafkaAdmin kafkaAdmin, Duration after, Duration checkInterval,
 			@Nullable OffsetsInspector inspector, LongSupplier nanoTime) {
+		super("valueguard-offsets-watch", checkInterval, clients, kafkaAdmin, true);
 		this.clients = clients;
-		this.kafkaAdmin = kafkaAdmin;
 		this.after = after;
-		this.schedule = new PeriodicCheck("valueguard-offsets-watch", checkInterval, this::checkAll);
 		this.inspector = inspector;
 		this.nanoTime = nanoTime;
 	}
@@ -104,40 +94,9 @@ public class OffsetsWatch implements SmartLifecycle {
 		return (stage != null) ? stage.found : HeldBackOffsets.none();
 	}
 
-	@Override
-	public void start() {
-		this.schedule.start();
-	}
-
-	@Override
-	public void stop() {
-		this.schedule.stop(Duration.ofSeconds(10));
-		closeAdmin();
-	}
-
-	@Override
-	public boolean isRunning() {
-		return this.schedule.isRunning();
-	}
-
-	void checkAll() {
-		boolean stalled = false;
-		for (StreamsBuilderFactoryBean factory : this.clients.all()) {
-			try {
-				stalled |= check(StreamsClients.applicationIdOf(factory), factory.getKafkaStreams());
-			}
-			catch (RuntimeException ex) {
-				stalled = true;
-				logger.debug("Could not check the committed offsets of " + StreamsClients.applicationIdOf(factory), ex);
-			}
-		}
-		if (!stalled) {
-			closeAdmin();
-		}
-	}
-
 	/** @return whether the stage has been out of RUNNING past the threshold */
-	private boolean check(String applicationId, @Nullable KafkaStreams streams) {
+	@Override
+	boolean check(String applicationId, @Nullable KafkaStreams streams) {
 		long now = this.nanoTime.getAsLong();
 		Stage stage = this.stages.computeIfAbsent(applicationId, (id) -> {
 			Stage created = new Stage();
@@ -212,21 +171,8 @@ public class OffsetsWatch implements SmartLifecycle {
 		if (this.inspector != null) {
 			return this.inspector;
 		}
-		// opened while a stage stays out of RUNNING, closed once none does: an instance that runs holds no admin client
-		Admin client = this.admin;
-		if (client == null) {
-			client = Admin.create(this.kafkaAdmin.getConfigurationProperties());
-			this.admin = client;
-		}
-		return new AdminOffsetsInspector(client, REQUEST_TIMEOUT.toMillis());
-	}
-
-	private void closeAdmin() {
-		Admin client = this.admin;
-		this.admin = null;
-		if (client != null) {
-			client.close(Duration.ofSeconds(5));
-		}
+		// opened while a stage stays out of RUNNING, closed once none does
+		return new AdminOffsetsInspector(this.admin.get(), REQUEST_TIMEOUT.toMillis());
 	}
 
 }

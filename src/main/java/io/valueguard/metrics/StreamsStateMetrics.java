@@ -2,8 +2,10 @@ package io.valueguard.metrics;
 
 import java.util.List;
 
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.valueguard.kafka.DepartedProducers;
 import io.valueguard.kafka.HeldBackOffsets;
 import io.valueguard.kafka.OffsetsWatch;
 import io.valueguard.kafka.StreamsClients;
@@ -17,12 +19,15 @@ import org.springframework.stereotype.Component;
  * {@code valueguard_offsets_held_back_partitions{application_id, transaction}}: while a stage stays out of RUNNING,
  * how many of its partitions here wait for committed offsets the group coordinator holds back, with an open
  * transaction that may clear them ({@code open}) or none ({@code none}: they wait until the coordinator loads the group
- * anew).
+ * anew). And {@code valueguard_departed_producers_fenced_total{application_id}}: the producers of instances that left
+ * the stage's group with a transaction open that this instance fenced, so that their offsets and records were released
+ * at once.
  */
 @Component
 class StreamsStateMetrics {
 
-	StreamsStateMetrics(StreamsClients clients, OffsetsWatch offsets, MeterRegistry registry) {
+	StreamsStateMetrics(StreamsClients clients, OffsetsWatch offsets, DepartedProducers departed,
+			MeterRegistry registry) {
 		for (String store : List.of(StreamsClients.BINDINGS, StreamsClients.OWNERS)) {
 			String applicationId = clients.applicationId(store);
 			Gauge.builder("valueguard.streams.running", clients,
@@ -40,6 +45,12 @@ class StreamsStateMetrics {
 					.tag("transaction", open ? "open" : "none")
 					.register(registry);
 			}
+			FunctionCounter.builder("valueguard.departed.producers.fenced", departed,
+					(fencer) -> fencer.fenced(applicationId))
+				.description("Producers of instances that left the stage's group with a transaction open, fenced "
+						+ "by this instance so that what they held back was released at once")
+				.tag("application_id", applicationId)
+				.register(registry);
 		}
 	}
 
