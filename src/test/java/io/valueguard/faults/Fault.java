@@ -27,7 +27,13 @@ record Fault(Kind kind, int instance) {
 		/** SIGSTOP of the broker for 20 s, then SIGCONT. */
 		PAUSE_BROKER,
 		/** SIGKILL of the broker, restarted after 60 s: an outage of the whole cluster. */
-		BROKER_OUTAGE
+		BROKER_OUTAGE,
+		/**
+		 * SIGKILL, restarted 30 s later on a wiped state directory: a node lost and its pod scheduled elsewhere on a new
+		 * volume. Unlike the other kills, the others take its tasks over at its session timeout, from a process that
+		 * left its transactions open. Only when named in {@code valueguard.faults.kinds}.
+		 */
+		LOSE_INSTANCE
 
 	}
 
@@ -72,6 +78,7 @@ record Fault(Kind kind, int instance) {
 			case KILL_INSTANCE -> "SIGKILL " + instances.get(this.instance).name() + ", restart";
 			case KILL_INSTANCE_WIPED -> "SIGKILL " + instances.get(this.instance).name() + ", wipe state, restart";
 			case PAUSE_INSTANCE -> "SIGSTOP " + instances.get(this.instance).name() + " for 15 s (session 10 s)";
+			case LOSE_INSTANCE -> "SIGKILL " + instances.get(this.instance).name() + ", wipe state, restart after 30 s";
 			case KILL_BROKER -> "SIGKILL broker, restart after 3 s";
 			case PAUSE_BROKER -> "SIGSTOP broker for 20 s";
 			case BROKER_OUTAGE -> "SIGKILL broker, restart after 60 s";
@@ -81,7 +88,7 @@ record Fault(Kind kind, int instance) {
 	/** The instance the fault strikes, or null when it strikes the broker. */
 	@Nullable String struck(List<InstanceProcess> instances) {
 		return switch (this.kind) {
-			case KILL_INSTANCE, KILL_INSTANCE_WIPED, PAUSE_INSTANCE -> instances.get(this.instance).name();
+			case KILL_INSTANCE, KILL_INSTANCE_WIPED, PAUSE_INSTANCE, LOSE_INSTANCE -> instances.get(this.instance).name();
 			case KILL_BROKER, PAUSE_BROKER, BROKER_OUTAGE -> null;
 		};
 	}
@@ -97,6 +104,12 @@ record Fault(Kind kind, int instance) {
 			case KILL_INSTANCE_WIPED -> {
 				target.kill();
 				target.wipeState();
+				target.start();
+			}
+			case LOSE_INSTANCE -> {
+				target.kill();
+				target.wipeState();
+				pause(Duration.ofSeconds(30));
 				target.start();
 			}
 			case PAUSE_INSTANCE -> {
