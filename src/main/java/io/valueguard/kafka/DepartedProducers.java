@@ -29,11 +29,12 @@ import org.springframework.stereotype.Component;
  * stage's tasks wait at the last stable offset. An instance that restarts with its state directory fences its own
  * producers when it starts them; one that comes back on a wiped directory, or not at all, does not.
  * <p>
- * So for a while after a stage was last seen out of RUNNING (a member joined or left its group), every second this
- * asks the broker for the group's members and its producers' open transactions, and fences those of a process that has
- * no stream thread in the group: it left (or was removed at its session timeout), so its transaction can never
- * commit, and aborting it now is what the broker does later. Kafka Streams names a producer after its process, which
- * is how this tells; with a {@code client.id} set by hand the members do not say their process, and nothing is fenced.
+ * So for a while after a stage last rebalanced (a member joined or left its group, or the stage started), every
+ * second this asks the broker for its producers' open transactions and the group's members, and fences those of a
+ * process that has no stream thread in the group: it left (or was removed at its session timeout), so its
+ * transaction can never commit, and aborting it now is what the broker does later. Kafka Streams names a producer
+ * after its process, which is how this tells; with a {@code client.id} set by hand the members do not say their
+ * process, and nothing is fenced.
  * A fenced instance that was only frozen finds itself fenced when it wakes, as it would find itself out of the group,
  * and rejoins.
  */
@@ -45,7 +46,7 @@ public class DepartedProducers extends StageWatcher {
 	static final Duration CHECK_INTERVAL = Duration.ofSeconds(1);
 
 	/**
-	 * How long after a stage was last out of RUNNING its group is watched: beyond the time a departed instance's
+	 * How long after a stage last rebalanced its group is watched: beyond the time a departed instance's
 	 * transaction stays open anyway (Kafka Streams' 10 s transaction timeout and the broker's 10 s check).
 	 */
 	static final Duration WATCH = Duration.ofSeconds(30);
