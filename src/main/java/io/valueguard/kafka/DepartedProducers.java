@@ -6,12 +6,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
 import io.valueguard.config.ValueGuardProperties;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.ThreadMetadata;
 import org.jspecify.annotations.Nullable;
@@ -117,7 +120,8 @@ public class DepartedProducers extends StageWatcher {
 			stage.failureLogged = false;
 		}
 		catch (Exception ex) {
-			if (!stage.failureLogged) {
+			// a broker that is down or busy is asked again a second later; a refusal is worth a line
+			if (!passing(ex) && !stage.failureLogged) {
 				stage.failureLogged = true;
 				logger.info("Could not look for or fence producers of instances that left the group " + applicationId
 						+ " (" + ex + "); a crashed instance's open transaction ends at its timeout instead");
@@ -157,6 +161,12 @@ public class DepartedProducers extends StageWatcher {
 					+ applicationId + " with a transaction open for " + transaction.openMs() + " ms (its timeout "
 					+ transaction.timeoutMs() + " ms): the input offsets and records it held back are released now");
 		}
+	}
+
+	/** Whether the broker could not answer now (down, moving, busy), rather than refused. */
+	private static boolean passing(Exception ex) {
+		Throwable cause = (ex instanceof ExecutionException && ex.getCause() != null) ? ex.getCause() : ex;
+		return cause instanceof TimeoutException || cause instanceof RetriableException;
 	}
 
 	/** This instance's own process of the stage, whatever the broker says of the group. */

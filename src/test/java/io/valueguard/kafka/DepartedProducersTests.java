@@ -187,6 +187,22 @@ class DepartedProducersTests {
 	}
 
 	@Test
+	void shouldSayNothingAboveDebugWhileTheBrokerCannotAnswer(CapturedOutput output) {
+		given(this.streams.state()).willReturn(KafkaStreams.State.REBALANCING);
+		this.broker.members = Set.of(HERE);
+		this.broker.open = List.of(open(GONE, 1));
+		this.broker.failure = new org.apache.kafka.common.errors.TimeoutException("Timed out waiting for a node");
+
+		check(Duration.ofSeconds(1));
+		check(Duration.ofSeconds(1));
+
+		assertThat(output).doesNotContain("Could not look for or fence producers");
+		this.broker.failure = null;
+		check(Duration.ofSeconds(1));
+		assertThat(this.broker.fenced).containsExactly(List.of(id(GONE, 1)));
+	}
+
+	@Test
 	void shouldNotStartWhenSwitchedOff() {
 		DepartedProducers off = new DepartedProducers(this.clients, mock(KafkaAdmin.class), false, this.broker,
 				this.nanos::get);
