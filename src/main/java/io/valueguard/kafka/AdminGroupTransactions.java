@@ -3,6 +3,7 @@ package io.valueguard.kafka;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -49,34 +50,44 @@ final class AdminGroupTransactions implements GroupTransactions {
 
 	@Override
 	public List<OpenTransaction> open(String group) throws Exception {
+		long now = System.currentTimeMillis();
+		List<OpenTransaction> open = new ArrayList<>();
+		described(this.admin, group, Set.of(TransactionState.ONGOING), this.timeoutMs)
+			.forEach((id, description) -> open.add(new OpenTransaction(id,
+					StreamsClientIds.processOfProducer(group, id), openMs(description, now),
+					description.transactionTimeoutMs())));
+		open.sort(Comparator.comparing(OpenTransaction::transactionalId));
+		return open;
+	}
+
+	/**
+	 * The transactions of the group's own producers (the transactional ids Kafka Streams gives the application's)
+	 * that the broker lists in one of {@code states}, described, and still in one of them when described.
+	 */
+	static Map<String, TransactionDescription> described(Admin admin, String group, Set<TransactionState> states,
+			long timeoutMs) throws Exception {
 		List<String> ids = new ArrayList<>();
-		for (TransactionListing listing : this.admin
-			.listTransactions(new ListTransactionsOptions().filterStates(Set.of(TransactionState.ONGOING)))
+		for (TransactionListing listing : admin.listTransactions(new ListTransactionsOptions().filterStates(states))
 			.all()
-			.get(this.timeoutMs, TimeUnit.MILLISECONDS)) {
+			.get(timeoutMs, TimeUnit.MILLISECONDS)) {
 			// filtered here, not by the broker: brokers before Kafka 3.8 filter on neither id nor duration
 			if (StreamsClientIds.processOfProducer(group, listing.transactionalId()) != null) {
 				ids.add(listing.transactionalId());
 			}
 		}
 		if (ids.isEmpty()) {
-			return List.of();
+			return Map.of();
 		}
-		long now = System.currentTimeMillis();
-		List<OpenTransaction> open = new ArrayList<>();
-		Map<String, TransactionDescription> described = this.admin.describeTransactions(ids)
-			.all()
-			.get(this.timeoutMs, TimeUnit.MILLISECONDS);
-		described.forEach((id, description) -> {
-			if (description.state() == TransactionState.ONGOING) {
-				long openMs = description.transactionStartTimeMs().isPresent()
-						? now - description.transactionStartTimeMs().getAsLong() : 0;
-				open.add(new OpenTransaction(id, StreamsClientIds.processOfProducer(group, id), openMs,
-						description.transactionTimeoutMs()));
-			}
-		});
-		open.sort(Comparator.comparing(OpenTransaction::transactionalId));
-		return open;
+		Map<String, TransactionDescription> described = new HashMap<>(
+				admin.describeTransactions(ids).all().get(timeoutMs, TimeUnit.MILLISECONDS));
+		described.values().removeIf((description) -> !states.contains(description.state()));
+		return described;
+	}
+
+	/** How long the transaction has been open at {@code now} (epoch milliseconds); 0 when the broker does not say. */
+	static long openMs(TransactionDescription description, long now) {
+		return description.transactionStartTimeMs().isPresent()
+				? now - description.transactionStartTimeMs().getAsLong() : 0;
 	}
 
 	@Override

@@ -13,9 +13,6 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsOptions;
 import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsSpec;
-import org.apache.kafka.clients.admin.ListTransactionsOptions;
-import org.apache.kafka.clients.admin.TransactionDescription;
-import org.apache.kafka.clients.admin.TransactionListing;
 import org.apache.kafka.clients.admin.TransactionState;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.Node;
@@ -126,33 +123,16 @@ final class AdminOffsetsInspector implements OffsetsInspector {
 
 	private List<HeldBackOffsets.OpenTransaction> openTransactionsOn(int offsetsPartition, String group,
 			long openAtLeastMs) throws Exception {
-		List<String> open = new ArrayList<>();
-		for (TransactionListing listing : this.admin
-			.listTransactions(new ListTransactionsOptions().filterStates(OPEN))
-			.all()
-			.get(this.timeoutMs, TimeUnit.MILLISECONDS)) {
-			// filtered here, not by the broker: brokers before Kafka 3.8 filter on neither id nor duration
-			if (ofGroup(group, listing.transactionalId())) {
-				open.add(listing.transactionalId());
-			}
-		}
-		if (open.isEmpty()) {
-			return List.of();
-		}
 		TopicPartition holder = new TopicPartition(Topic.GROUP_METADATA_TOPIC_NAME, Math.max(offsetsPartition, 0));
 		long now = System.currentTimeMillis();
 		List<HeldBackOffsets.OpenTransaction> writers = new ArrayList<>();
-		Map<String, TransactionDescription> described = this.admin.describeTransactions(open)
-			.all()
-			.get(this.timeoutMs, TimeUnit.MILLISECONDS);
-		described.forEach((id, description) -> {
+		AdminGroupTransactions.described(this.admin, group, OPEN, this.timeoutMs).forEach((id, description) -> {
 			boolean writesOffsets = (offsetsPartition >= 0) ? description.topicPartitions().contains(holder)
 					: description.topicPartitions()
 						.stream()
 						.anyMatch((partition) -> Topic.GROUP_METADATA_TOPIC_NAME.equals(partition.topic()));
-			long openMs = description.transactionStartTimeMs().isPresent()
-					? now - description.transactionStartTimeMs().getAsLong() : 0;
-			if (OPEN.contains(description.state()) && writesOffsets && openMs >= openAtLeastMs) {
+			long openMs = AdminGroupTransactions.openMs(description, now);
+			if (writesOffsets && openMs >= openAtLeastMs) {
 				writers.add(new HeldBackOffsets.OpenTransaction(id, description.state().toString(), openMs,
 						description.transactionTimeoutMs()));
 			}

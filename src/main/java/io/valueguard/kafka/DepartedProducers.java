@@ -116,7 +116,7 @@ public class DepartedProducers extends StageWatcher {
 			return false;
 		}
 		try {
-			fenceDeparted(applicationId, stage, ownProcesses(applicationId, streams));
+			fenceDeparted(applicationId, stage, streams);
 			stage.failureLogged = false;
 		}
 		catch (Exception ex) {
@@ -131,7 +131,7 @@ public class DepartedProducers extends StageWatcher {
 		return true;
 	}
 
-	private void fenceDeparted(String applicationId, Stage stage, Set<String> own) throws Exception {
+	private void fenceDeparted(String applicationId, Stage stage, KafkaStreams streams) throws Exception {
 		GroupTransactions group = broker();
 		List<GroupTransactions.OpenTransaction> open = group.open(applicationId);
 		if (open.isEmpty()) {
@@ -148,6 +148,7 @@ public class DepartedProducers extends StageWatcher {
 			}
 			return;
 		}
+		Set<String> own = ownProcesses(applicationId, streams);
 		List<GroupTransactions.OpenTransaction> departed = open.stream()
 			.filter((transaction) -> !members.contains(transaction.process()) && !own.contains(transaction.process()))
 			.toList();

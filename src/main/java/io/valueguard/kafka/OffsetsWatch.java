@@ -53,8 +53,6 @@ public class OffsetsWatch extends StageWatcher {
 
 	}
 
-	private final StreamsClients clients;
-
 	private final Duration after;
 
 	private final LongSupplier nanoTime;
@@ -82,7 +80,6 @@ public class OffsetsWatch extends StageWatcher {
 	OffsetsWatch(StreamsClients clients, KafkaAdmin kafkaAdmin, Duration after, Duration checkInterval,
 			@Nullable OffsetsInspector inspector, LongSupplier nanoTime) {
 		super("valueguard-offsets-watch", checkInterval, clients, kafkaAdmin, true);
-		this.clients = clients;
 		this.after = after;
 		this.inspector = inspector;
 		this.nanoTime = nanoTime;

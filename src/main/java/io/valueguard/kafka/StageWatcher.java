@@ -20,7 +20,7 @@ abstract class StageWatcher implements SmartLifecycle {
 
 	private static final Log logger = LogFactory.getLog(StageWatcher.class);
 
-	private final StreamsClients clients;
+	final StreamsClients clients;
 
 	private final PeriodicCheck schedule;
 
