@@ -1,9 +1,11 @@
 package io.valueguard;
 
+import java.util.Map;
 import java.util.function.Function;
 
 import io.valueguard.claims.KeyStageTopology;
 import io.valueguard.config.ValueGuardProperties;
+import io.valueguard.kafka.ChangelogTopics;
 import io.valueguard.kafka.TopicProvisioner;
 import io.valueguard.messages.CommandBatch;
 import io.valueguard.messages.KeyPartitions;
@@ -44,6 +46,13 @@ class StreamFunctions {
 			ValueGuardProperties properties, PipelineMetrics events, RulingBell rulingBell,
 			ActivePartitions activePartitions, TopicProvisioner provisioner) {
 		return new ValueStageTopology(properties, events, rulingBell, activePartitions);
+	}
+
+	/** The stores of each stage that have a changelog topic, created before the stages start. */
+	@Bean
+	ChangelogTopics.Stores changelogStores(ValueGuardProperties properties) {
+		return new ChangelogTopics.Stores(Map.of(properties.keyStageApplicationId(), KeyStageTopology.changelogged(),
+				properties.valueStageApplicationId(), ValueStageTopology.changelogged()));
 	}
 
 	/** Rung by both stages when they applied what a synchronous write may wait for; the API's wait loop hears it. */

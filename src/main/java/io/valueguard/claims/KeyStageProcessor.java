@@ -1,6 +1,7 @@
 package io.valueguard.claims;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -94,6 +95,11 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 
 	/** Name of the store that holds the task's commands until they go out in batches. */
 	static final String OUTBOX = "owner-command-outbox";
+
+	/** The stores of a task with a changelog topic, as {@link #supplier} declares them. */
+	static List<String> changelogged() {
+		return StageStores.changelogged(STORE);
+	}
 
 	static ProcessorSupplier<Object, Object, Object, Object> supplier(ClaimValidator validator,
 			KeyStageEvents events, RulingBell bell, ActivePartitions active, ValueGuardProperties.Store settings,

@@ -1,5 +1,6 @@
 package io.valueguard.claims;
 
+import java.util.List;
 import java.util.function.Function;
 
 import io.valueguard.config.ValueGuardProperties;
@@ -70,6 +71,14 @@ public final class KeyStageTopology implements Function<KStream<byte[], byte[]>,
 		this.active = active;
 		this.claimsPartitions = claimsPartitions;
 		this.commandPartitions = commandPartitions;
+	}
+
+	/**
+	 * The stores of the stage's tasks that have a changelog topic, {@code <application id>-<store>-changelog}; start-up
+	 * creates the topics before the stage starts ({@code kafka/ChangelogTopics}).
+	 */
+	public static List<String> changelogged() {
+		return KeyStageProcessor.changelogged();
 	}
 
 	@Override

@@ -24,9 +24,9 @@ import org.springframework.stereotype.Component;
 /**
  * Client settings that ValueGuard derives for both stages: closing, static group membership from the instance name,
  * RocksDB's shared memory budget, and what happens when a stream thread dies; and, before a client exists, that its
- * state directory holds nothing from another cluster ({@link LocalStateOrigin}). Other parts of the application
- * customize the clients through {@link KafkaStreamsCustomizer} beans, which run here, never through the factory bean
- * itself.
+ * state directory holds nothing from another cluster ({@link LocalStateOrigin}) and that its stores' changelog
+ * topics exist ({@link ChangelogTopics}). Other parts of the application customize the clients through
+ * {@link KafkaStreamsCustomizer} beans, which run here, never through the factory bean itself.
  */
 @Component
 class StreamsClientSettings implements StreamsBuilderFactoryBeanConfigurer {
@@ -52,8 +52,11 @@ class StreamsClientSettings implements StreamsBuilderFactoryBeanConfigurer {
 
 	private final LocalStateOrigin stateOrigin;
 
+	private final ChangelogTopics changelogs;
+
 	StreamsClientSettings(ValueGuardProperties properties, Environment environment, StreamThreadFailures failures,
-			ObjectProvider<KafkaStreamsCustomizer> customizers, LocalStateOrigin stateOrigin) {
+			ObjectProvider<KafkaStreamsCustomizer> customizers, LocalStateOrigin stateOrigin,
+			ChangelogTopics changelogs) {
 		this.streams = properties.streams();
 		this.properties = properties;
 		this.instanceName = (properties.instanceName() != null) ? properties.instanceName()
@@ -61,6 +64,7 @@ class StreamsClientSettings implements StreamsBuilderFactoryBeanConfigurer {
 		this.failures = failures;
 		this.customizers = customizers;
 		this.stateOrigin = stateOrigin;
+		this.changelogs = changelogs;
 	}
 
 	/**
@@ -91,6 +95,7 @@ class StreamsClientSettings implements StreamsBuilderFactoryBeanConfigurer {
 			outlastOutagesWhenSending(configuration);
 			retryTransactionsSoon(configuration);
 			factoryBean.setStreamsConfiguration(configuration);
+			this.changelogs.ensure(StreamsClients.applicationIdOf(factoryBean), configuration);
 			if (this.properties.store().type() == StoreType.ROCKSDB) {
 				// in memory every start restores from the changelogs: no local state that could come from elsewhere
 				this.stateOrigin.claim(stateDirectory(configuration), StreamsClients.applicationIdOf(factoryBean));

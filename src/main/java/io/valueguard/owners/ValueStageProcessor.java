@@ -1,7 +1,9 @@
 package io.valueguard.owners;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 
 import io.valueguard.config.ClaimPolicy;
@@ -45,6 +47,13 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 
 	/** Name of the store of the erasures the task has yet to carry out, by erased key. */
 	static final String ERASURES = "erasures";
+
+	/** The stores of a task with a changelog topic, as {@link #supplier} declares them. */
+	static List<String> changelogged() {
+		List<String> stores = new ArrayList<>(StageStores.changelogged(STORE));
+		stores.add(ERASURES);
+		return List.copyOf(stores);
+	}
 
 	static ProcessorSupplier<String, CommandBatch, String, VerdictBatch> supplier(ValueStageEvents events,
 			RulingBell bell, ActivePartitions active, ValueGuardProperties.Store settings, ClaimPolicy policy,

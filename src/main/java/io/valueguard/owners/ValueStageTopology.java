@@ -1,5 +1,6 @@
 package io.valueguard.owners;
 
+import java.util.List;
 import java.util.function.Function;
 
 import io.valueguard.config.ValueGuardProperties;
@@ -38,6 +39,14 @@ public final class ValueStageTopology
 		this.events = events;
 		this.bell = bell;
 		this.active = active;
+	}
+
+	/**
+	 * The stores of the stage's tasks that have a changelog topic, {@code <application id>-<store>-changelog}; start-up
+	 * creates the topics before the stage starts ({@code kafka/ChangelogTopics}).
+	 */
+	public static List<String> changelogged() {
+		return ValueStageProcessor.changelogged();
 	}
 
 	@Override

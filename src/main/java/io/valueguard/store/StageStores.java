@@ -1,5 +1,6 @@
 package io.valueguard.store;
 
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -36,8 +37,21 @@ public record StageStores<V, E>(StoreBuilder<KeyValueStore<String, V>> table,
 		return new StageStores<>(Stores.keyValueStoreBuilder(table, Serdes.String(), values).withLoggingEnabled(changelog),
 				WriteBehindTable.builder(pendingWritesOf(table.name()), recentEntries,
 						Serdes.String().deserializer()), Outbox.builder(outbox),
-				AppliedInput.marks(table.name() + "-applied-offsets", changelog),
+				AppliedInput.marks(appliedMarksOf(table.name()), changelog),
 				AppliedInput.builder(appliedInputOf(table.name())));
+	}
+
+	/**
+	 * The stores with a changelog among those {@link #of} makes for the table {@code table}: the table and its
+	 * {@link AppliedInput} marks.
+	 */
+	public static List<String> changelogged(String table) {
+		return List.of(table, appliedMarksOf(table));
+	}
+
+	/** The name of the store of {@link AppliedInput} marks of the stage whose table is {@code table}. */
+	static String appliedMarksOf(String table) {
+		return table + "-applied-offsets";
 	}
 
 	/** The name of the {@link AppliedInput} of the stage whose table is {@code table}. */

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import io.valueguard.config.ValueGuardProperties;
 import io.valueguard.messages.RulingBell;
@@ -25,6 +26,7 @@ import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.ProcessorSupplier;
 import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.StoreBuilder;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -79,6 +81,18 @@ class KeyStageProcessorTests {
 		for (String key : List.of("ann", "bob", "cid", "dan")) {
 			this.claims.put(key, new KeyClaim("desk-" + key, 10, true));
 		}
+	}
+
+	@Test
+	void shouldNameEveryStoreWithAChangelogForStartUpToCreateItsTopic() {
+		Set<StoreBuilder<?>> stores = this.supplier.stores();
+
+		// a store missing here would have no topic while an earlier build leads the group: a rolling upgrade stalls
+		assertThat(stores.stream().filter(StoreBuilder::loggingEnabled).map(StoreBuilder::name))
+			.containsExactlyInAnyOrderElementsOf(KeyStageTopology.changelogged());
+		assertThat(stores.stream().filter(StoreBuilder::loggingEnabled).map(StoreBuilder::logConfig))
+			.allSatisfy((config) -> assertThat(config)
+				.isEqualTo(TestProperties.of(Map.of()).store().compaction()));
 	}
 
 	@Test

@@ -90,7 +90,8 @@ class StreamsClientSettingsTests {
 				"spring.cloud.stream.kafka.streams.binder.configuration.application.server", "localhost:8080");
 		return new StreamsClientSettings(properties, environment, new StreamThreadFailures(properties),
 				new StaticListableBeanFactory().getBeanProvider(KafkaStreamsCustomizer.class),
-				new LocalStateOrigin("cluster", "claims"));
+				new LocalStateOrigin("cluster", "claims"),
+				new ChangelogTopics(new ChangelogTopics.Stores(Map.of()), Map.of(), Map.of(), Map.of()));
 	}
 
 	@Test

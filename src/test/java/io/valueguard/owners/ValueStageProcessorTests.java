@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import io.valueguard.config.ClaimPolicy;
 import io.valueguard.config.ValueGuardProperties;
@@ -28,6 +29,7 @@ import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.StoreBuilder;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.mockito.ArgumentCaptor;
@@ -85,6 +87,21 @@ class ValueStageProcessorTests {
 
 	ValueStageProcessorTests() {
 		this.bell.listen(() -> this.heardAtRing.add(this.owners.get("desk-1")));
+	}
+
+	@Test
+	void shouldNameEveryStoreWithAChangelogForStartUpToCreateItsTopic() {
+		ValueGuardProperties properties = TestProperties.of(Map.of());
+		Set<StoreBuilder<?>> stores = ValueStageProcessor
+			.supplier(this.events, this.bell, this.active, properties.store(), ClaimPolicy.LATEST_WINS, Retention.OFF,
+					null)
+			.stores();
+
+		// a store missing here would have no topic while an earlier build leads the group: a rolling upgrade stalls
+		assertThat(stores.stream().filter(StoreBuilder::loggingEnabled).map(StoreBuilder::name))
+			.containsExactlyInAnyOrderElementsOf(ValueStageTopology.changelogged());
+		assertThat(stores.stream().filter(StoreBuilder::loggingEnabled).map(StoreBuilder::logConfig))
+			.allSatisfy((config) -> assertThat(config).isEqualTo(properties.store().compaction()));
 	}
 
 	@Test

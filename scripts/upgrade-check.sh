@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# A rolling upgrade under load from an earlier build to this one (RollingUpgradeIntegrationTests): builds the jar of
+# the given commit in a temporary worktree, then starts three instances of it beside one broker, rolls them one by one
+# to this work tree's build, as `helm upgrade` rolls the StatefulSet, and checks the final state against the reference
+# model. README, "Upgrading", says from which builds a rolling upgrade is supported; run this before a release
+# against the build it upgrades from.
+#
+#   scripts/upgrade-check.sh <commit, tag or branch of the earlier build>
+set -euo pipefail
+cd "$(dirname "$0")/.."
+from="${1:?usage: scripts/upgrade-check.sh <commit, tag or branch of the earlier build>}"
+rev=$(git rev-parse --verify "${from}^{commit}")
+work=$(mktemp -d)
+cleanup() {
+  git worktree remove --force "$work/source" >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+git worktree add --detach "$work/source" "$rev" >/dev/null
+echo "Building the earlier build, $(git log -1 --format='%h %ad %s' --date=short "$rev")"
+(cd "$work/source" && ./mvnw -B -ntp -q package -DskipTests -Djacoco.skip=true)
+cp "$work"/source/target/valueguard-*.jar "$work/earlier.jar"
+./mvnw -B -ntp verify -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false -Djacoco.skip=true \
+  -Dit.test=RollingUpgradeIntegrationTests -Dvalueguard.upgrade.from-jar="$work/earlier.jar"
