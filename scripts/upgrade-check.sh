@@ -2,8 +2,10 @@
 # A rolling upgrade under load from an earlier build to this one (RollingUpgradeIntegrationTests): builds the jar of
 # the given commit in a temporary worktree, then starts three instances of it beside one broker, rolls them one by one
 # to this work tree's build, as `helm upgrade` rolls the StatefulSet, and checks the final state against the reference
-# model. README, "Upgrading", says from which builds a rolling upgrade is supported; run this before a release
-# against the build it upgrades from.
+# model. First it renders both builds' Helm charts (ChartUpgradeTests): the earlier chart's production values must
+# render with this chart, and the StatefulSet fields Kubernetes refuses to change must match, or `helm upgrade` fails.
+# README, "Upgrading", says from which builds a rolling upgrade is supported; run this before a release against the
+# build it upgrades from.
 #
 #   scripts/upgrade-check.sh <commit, tag or branch of the earlier build> [both|upgrade|rollback]
 #
@@ -30,5 +32,6 @@ git worktree add --detach "$work/source" "$rev" >/dev/null
 echo "Building the earlier build, $(git log -1 --format='%h %ad %s' --date=short "$rev")"
 (cd "$work/source" && ./mvnw -B -ntp -q package -DskipTests -Djacoco.skip=true)
 cp "$work"/source/target/valueguard-*.jar "$work/earlier.jar"
-./mvnw -B -ntp verify -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false -Djacoco.skip=true \
+./mvnw -B -ntp verify -Dtest=ChartUpgradeTests -Dsurefire.failIfNoSpecifiedTests=false -Djacoco.skip=true \
+  -Dvalueguard.upgrade.from-chart="$work/source/helm/valueguard" \
   -Dit.test="$tests" -Dvalueguard.upgrade.from-jar="$work/earlier.jar"

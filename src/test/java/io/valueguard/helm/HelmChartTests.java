@@ -47,9 +47,8 @@ class HelmChartTests {
 	private static final Path CHART = Path.of("helm", "valueguard");
 
 	/**
-	 * What the rendering tests render: a copy of the chart in which the test hook is an ordinary Pod (helm template
-	 * leaves hooks out) and without Chart.yaml's kubeVersion, since helm-java's template assumes Kubernetes 1.20 and
-	 * takes no other; {@link #shouldRequireAKubernetesThatHasEveryFieldItRenders} checks the real one.
+	 * What the rendering tests render: a {@link RenderableChart} copy of the chart;
+	 * {@link #shouldRequireAKubernetesThatHasEveryFieldItRenders} checks the real kubeVersion.
 	 */
 	private static Path rendered;
 
@@ -59,7 +58,7 @@ class HelmChartTests {
 
 	@BeforeAll
 	static void copyChart(@TempDir Path copies) {
-		rendered = renderableCopy(copies);
+		rendered = RenderableChart.copyOf(CHART, copies);
 	}
 
 	@Test
@@ -192,29 +191,6 @@ class HelmChartTests {
 	void shouldRequireAKubernetesThatHasEveryFieldItRenders() throws Exception {
 		// persistentVolumeClaimRetentionPolicy: beta and on by default from 1.27; policy/v1 PDBs from 1.21
 		assertThat(Files.readString(CHART.resolve("Chart.yaml"))).contains("kubeVersion: \">=1.27.0-0\"");
-	}
-
-	private static Path renderableCopy(Path copies) {
-		try {
-			Path copy = copies.resolve("valueguard");
-			try (var files = Files.walk(CHART)) {
-				for (Path file : files.toList()) {
-					Path target = copy.resolve(CHART.relativize(file).toString());
-					if (Files.isDirectory(file)) {
-						Files.createDirectories(target);
-					}
-					else {
-						Files.writeString(target, Files.readString(file)
-							.replace("helm.sh/hook: test", "test-hook: test")
-							.replaceAll("(?m)^kubeVersion: .*$", ""));
-					}
-				}
-			}
-			return copy;
-		}
-		catch (java.io.IOException ex) {
-			throw new java.io.UncheckedIOException(ex);
-		}
 	}
 
 	private static Pod testPod(String manifests) {
