@@ -10,7 +10,8 @@
 #   scripts/upgrade-check.sh <commit, tag or branch of the earlier build> [both|upgrade|rollback]
 #
 # both (the default) rolls up and then, in a fleet of its own, back (what `helm rollback` does); about 7 minutes on
-# 2 cores. .ci/run checks the upgrade from the oldest build a rolling upgrade is supported from (.ci/upgrade-from).
+# 2 cores. POLICY=first-wins rolls a fleet of sign-ups, checked by what must hold under first-wins (no model computes
+# its outcome from the claims topic alone). .ci/run checks the upgrade from the oldest build a rolling upgrade is supported from (.ci/upgrade-from).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 usage="usage: scripts/upgrade-check.sh <commit, tag or branch of the earlier build> [both|upgrade|rollback]"
@@ -34,4 +35,5 @@ echo "Building the earlier build, $(git log -1 --format='%h %ad %s' --date=short
 cp "$work"/source/target/valueguard-*.jar "$work/earlier.jar"
 ./mvnw -B -ntp verify -Dtest=ChartUpgradeTests -Dsurefire.failIfNoSpecifiedTests=false -Djacoco.skip=true \
   -Dvalueguard.upgrade.from-chart="$work/source/helm/valueguard" \
-  -Dit.test="$tests" -Dvalueguard.upgrade.from-jar="$work/earlier.jar"
+  -Dit.test="$tests" -Dvalueguard.upgrade.from-jar="$work/earlier.jar" \
+  -Dvalueguard.upgrade.policy="${POLICY:-latest-wins}"

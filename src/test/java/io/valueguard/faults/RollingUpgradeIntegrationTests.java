@@ -37,6 +37,9 @@ class RollingUpgradeIntegrationTests {
 
 	private static final String FROM_JAR = System.getProperty("valueguard.upgrade.from-jar", "");
 
+	/** {@code -Dvalueguard.upgrade.policy=first-wins} rolls a fleet of sign-ups instead. */
+	private static final String POLICY = System.getProperty("valueguard.upgrade.policy", "latest-wins");
+
 	private static final int PARTITIONS = 6;
 
 	private static final int KEYS = 1_000;
@@ -96,10 +99,11 @@ class RollingUpgradeIntegrationTests {
 		Path work = this.work.resolveSibling(this.work.getFileName() + "-" + kind);
 		Files.createDirectories(work);
 		long seed = System.nanoTime();
-		String reproduce = kind + " from " + from + " to " + to + ", seed " + seed + ", logs in " + work.toAbsolutePath();
+		String reproduce = kind + " under " + POLICY + " from " + from + " to " + to + ", seed " + seed + ", logs in "
+				+ work.toAbsolutePath();
 		this.broker = new BrokerProcess(work).start();
 		this.instances = Instances.create(List.of("vg-0", "vg-1", "vg-2"), work, this.broker.bootstrapServers(),
-				List.of("--valueguard.topics.partitions=" + PARTITIONS));
+				List.of("--valueguard.topics.partitions=" + PARTITIONS, "--valueguard.policy=" + POLICY));
 		this.instances.forEach((instance) -> instance.jar(from));
 		Instances.start(this.instances);
 
@@ -121,7 +125,13 @@ class RollingUpgradeIntegrationTests {
 			}
 			probe.close();
 		}
-		new FinalStateCheck(this.broker.bootstrapServers(), this.instances, reproduce).verify(KEYS, probe.answers());
+		FinalStateCheck check = new FinalStateCheck(this.broker.bootstrapServers(), this.instances, reproduce);
+		if (POLICY.equals("first-wins")) {
+			check.verifyFirstWins(KEYS, probe.answers());
+		}
+		else {
+			check.verify(KEYS, probe.answers());
+		}
 		assertThat(probe.answers()).as("lookups and claims answered during the roll").isNotEmpty();
 	}
 
