@@ -86,7 +86,7 @@ class FaultToleranceIntegrationTests {
 	 */
 	record Outcome(String fault, long startedAtMillis, long strictUnavailableMillis, long strictElsewhereMillis,
 			long staleElsewhereMillis, long slowStaleAnswers, long slowestStaleMillis, long readyAfterMillis,
-			long readyAfterEndMillis, long failedWrites) {
+			long readyAfterEndMillis, long failedWrites, long slowestRulingElsewhereMillis, long unruledElsewhere) {
 
 	}
 
@@ -167,6 +167,24 @@ class FaultToleranceIntegrationTests {
 		new FinalStateCheck(broker.bootstrapServers(), instances, reproduce).verify(this.claims, answers);
 	}
 
+	/** How many synchronous claims were ruled, their median and 99th percentile, and how many were not in 30 s. */
+	static String rulings(List<LookupProbe.Answer> answers) {
+		List<Long> took = answers.stream()
+			.filter((answer) -> answer.kind() == LookupProbe.Kind.RULED && answer.status() == 200)
+			.map(LookupProbe.Answer::tookMillis)
+			.sorted()
+			.toList();
+		long unruled = answers.stream()
+			.filter((answer) -> answer.kind() == LookupProbe.Kind.RULED && answer.status() == 202)
+			.count();
+		if (took.isEmpty()) {
+			return "none ruled, " + unruled + " not ruled in 30 s";
+		}
+		return took.size() + " ruled, median " + took.get(took.size() / 2) + " ms, p99 "
+				+ took.get(Math.min(took.size() - 1, took.size() * 99 / 100)) + " ms, slowest "
+				+ took.get(took.size() - 1) + " ms; " + unruled + " not ruled in 30 s";
+	}
+
 	/** Restarts the broker cleanly, as the operator would, and says so in the report. */
 	private @Nullable Function<String, String> remedy(BrokerProcess broker, String after) {
 		if (!this.remedy) {
@@ -193,7 +211,22 @@ class FaultToleranceIntegrationTests {
 		long slowStale = 0;
 		long slowestStale = 0;
 		long failedWrites = 0;
+		long slowestRuling = 0;
+		long unruled = 0;
 		for (LookupProbe.Answer answer : answers) {
+			// a synchronous claim counts where it was asked: one that began in the window and was answered after it
+			// is the one a stall held up; the struck instance's own wait for itself says nothing of the others
+			long askedAt = answer.atMillis() - answer.tookMillis();
+			if (answer.kind() == LookupProbe.Kind.RULED && askedAt >= start && askedAt < end
+					&& !answer.instance().equals(struck)) {
+				if (answer.status() == 200) {
+					slowestRuling = Math.max(slowestRuling, answer.tookMillis());
+				}
+				else if (answer.status() == 202) {
+					unruled++;
+				}
+				continue;
+			}
 			if (answer.atMillis() < start || answer.atMillis() >= end || answer.status() == -1) {
 				continue;
 			}
@@ -214,11 +247,14 @@ class FaultToleranceIntegrationTests {
 					}
 					case STALE -> stale = staleElsewhere ? Math.max(stale, answer.atMillis() - start) : stale;
 					case WRITE -> failedWrites++;
+					case RULED -> {
+						// the struck instance's own: counted by its readiness, not here
+					}
 				}
 			}
 		}
 		return new Outcome(fault, start, strict, strictElsewhere, stale, slowStale, slowestStale, window[2], window[3],
-				failedWrites);
+				failedWrites, slowestRuling, unruled);
 	}
 
 	private void report(List<Outcome> outcomes, List<LookupProbe.Answer> answers, ClaimStream stream,
@@ -227,8 +263,9 @@ class FaultToleranceIntegrationTests {
 		report.append("| fault | began (UTC) | strict lookups failing until | on the other instances | "
 				+ "?maxLag=1000 lookups on the other instances failing until | "
 				+ "?maxLag=1000 answers there slower than 1 s (slowest) | "
-				+ "all instances ready, after the fault began | after it ended | REST writes answered 503 |\n"
-				+ "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+				+ "all instances ready, after the fault began | after it ended | REST writes answered 503 | "
+				+ "synchronous claims on the other instances: slowest ruling (not ruled in 30 s) |\n"
+				+ "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
 		for (Outcome outcome : outcomes) {
 			report.append("| ")
 				.append(outcome.fault())
@@ -250,7 +287,11 @@ class FaultToleranceIntegrationTests {
 				.append(seconds(outcome.readyAfterEndMillis()))
 				.append(" | ")
 				.append(outcome.failedWrites())
-				.append(" |\n");
+				.append(" | ")
+				.append(String.format(java.util.Locale.ROOT, "%.1f s", outcome.slowestRulingElsewhereMillis() / 1000.0))
+				.append(" (")
+				.append(outcome.unruledElsewhere())
+				.append(") |\n");
 		}
 		Map<Integer, Long> statuses = new HashMap<>();
 		answers.forEach((answer) -> statuses.merge(answer.status(), 1L, Long::sum));
@@ -260,6 +301,9 @@ class FaultToleranceIntegrationTests {
 			.append(stream.sent())
 			.append(", failed to send: ")
 			.append(stream.failed())
+			.append('\n');
+		report.append("\nSynchronous claims (?wait=30s) over the whole run, faults included: ")
+			.append(rulings(answers))
 			.append('\n');
 		report.append("\nPartitions handed over between instances, from the giver's revocation to the next generation "
 				+ "(no active task meanwhile; docs/reliability.md, \"Handovers\"): ")

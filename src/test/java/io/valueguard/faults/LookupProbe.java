@@ -12,8 +12,8 @@ import io.valueguard.support.InstanceProcess;
 
 /**
  * Asks every instance that is up, about twice a second, what it has for one key and one value of each partition,
- * strictly and with {@code ?maxLag=1000}, and writes a claim through REST now and then; each instance and kind in a
- * loop of its own. Every answer is kept with its
+ * strictly and with {@code ?maxLag=1000}, and writes a claim through REST now and then, and a synchronous claim whose
+ * ruling it times; each instance and kind in a loop of its own. Every answer is kept with its
  * time, so that each fault's window of unavailability can be read off afterwards, and so that no answer of 500 goes
  * unseen.
  */
@@ -21,7 +21,13 @@ final class LookupProbe implements AutoCloseable {
 
 	enum Kind {
 
-		STRICT, STALE, WRITE
+		STRICT, STALE, WRITE,
+
+		/**
+		 * A synchronous claim of a fresh key ({@code ?wait=30s}): how long from a claim to its ruling, through
+		 * whatever a fault holds up (a stage stalled behind a dead transaction's records); 202 when not ruled in 30 s.
+		 */
+		RULED
 
 	}
 
@@ -46,6 +52,9 @@ final class LookupProbe implements AutoCloseable {
 		}
 
 	}
+
+	/** How long a synchronous claim waits for its ruling: the API's most. */
+	static final Duration RULING_WAIT = Duration.ofSeconds(30);
 
 	/** Each loop's pace: together about the load of the single loop that asked every kind in turn before. */
 	private static final Duration ROUND = Duration.ofMillis(600);
@@ -109,7 +118,8 @@ final class LookupProbe implements AutoCloseable {
 	private void probe(InstanceProcess instance, Kind kind) {
 		// a client of its own each round: a kept-alive connection to an instance killed and restarted meanwhile would
 		// fail the next write (not retried, not idempotent) and count as the instance's failure, not the service's
-		ApiClient api = new ApiClient(instance.port(), Duration.ofSeconds(15));
+		ApiClient api = new ApiClient(instance.port(), (kind == Kind.RULED) ? RULING_WAIT.plusSeconds(15)
+				: Duration.ofSeconds(15));
 		switch (kind) {
 			case STRICT -> this.paths.forEach((path) -> ask(instance, kind, path, () -> api.get(path)));
 			case STALE -> this.paths.forEach((path) -> ask(instance, kind, path + "&maxLag=1000",
@@ -118,6 +128,12 @@ final class LookupProbe implements AutoCloseable {
 				String key = "rest-" + this.writes.incrementAndGet();
 				String value = "v" + this.random.nextInt(this.values);
 				ask(instance, kind, "PUT /api/bindings/" + key, () -> api.claim(key, value));
+			}
+			case RULED -> {
+				String key = "ruled-" + this.writes.incrementAndGet();
+				String value = "v" + this.random.nextInt(this.values);
+				ask(instance, kind, "PUT /api/bindings/" + key + "?wait=" + RULING_WAIT.toSeconds() + "s",
+						() -> api.claim(key, value, RULING_WAIT.toSeconds() + "s"));
 			}
 		}
 	}
