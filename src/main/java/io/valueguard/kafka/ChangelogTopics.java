@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
-import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -16,8 +15,11 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.streams.StreamsConfig;
 
 import org.springframework.beans.factory.annotation.Autowired;
@@ -125,19 +127,36 @@ public class ChangelogTopics {
 			return;
 		}
 		try (Admin admin = Admin.create(this.adminConfiguration)) {
-			Set<String> existing = admin.listTopics().names().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+			// only the stage's own topics are asked about: a shared cluster may hold thousands
+			Map<String, KafkaFuture<TopicDescription>> described = admin
+				.describeTopics(topics.stream().map(NewTopic::name).toList())
+				.topicNameValues();
 			for (NewTopic topic : topics) {
-				if (!existing.contains(topic.name())) {
+				if (!exists(described.get(topic.name()))) {
 					create(admin, topic);
 				}
 			}
 		}
 		catch (ExecutionException | TimeoutException ex) {
-			logger.warn("Could not list the topics to create the changelogs of " + applicationId
+			logger.warn("Could not describe the changelog topics of " + applicationId
 					+ " before it starts; Kafka Streams creates them when this instance leads its group: " + ex);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
+		}
+	}
+
+	private static boolean exists(KafkaFuture<TopicDescription> description)
+			throws ExecutionException, TimeoutException, InterruptedException {
+		try {
+			description.get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+			return true;
+		}
+		catch (ExecutionException ex) {
+			if (ex.getCause() instanceof UnknownTopicOrPartitionException) {
+				return false;
+			}
+			throw ex;
 		}
 	}
 

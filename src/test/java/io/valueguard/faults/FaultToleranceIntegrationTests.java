@@ -92,9 +92,7 @@ class FaultToleranceIntegrationTests {
 
 	@BeforeAll
 	static void quietClients() {
-		// this JVM has no Spring Boot logging: keep the probe's Kafka clients from logging every metadata update
-		((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger("org.apache.kafka"))
-			.setLevel(ch.qos.logback.classic.Level.WARN);
+		Instances.quietKafkaClients();
 	}
 
 	@AfterEach

@@ -38,6 +38,15 @@ final class Instances {
 	private Instances() {
 	}
 
+	/**
+	 * This JVM has no Spring Boot logging: keeps the test's own Kafka clients (the claim stream, the probes) from logging
+	 * every metadata update.
+	 */
+	static void quietKafkaClients() {
+		((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger("org.apache.kafka"))
+			.setLevel(ch.qos.logback.classic.Level.WARN);
+	}
+
 	/** Instances named {@code names}, not started, each with the same extra arguments. */
 	static List<InstanceProcess> create(List<String> names, Path work, String bootstrapServers, List<String> arguments) {
 		List<InstanceProcess> instances = new ArrayList<>();

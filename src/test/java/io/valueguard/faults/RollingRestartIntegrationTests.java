@@ -45,8 +45,7 @@ class RollingRestartIntegrationTests {
 
 	@BeforeAll
 	static void quietClients() {
-		((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger("org.apache.kafka"))
-			.setLevel(ch.qos.logback.classic.Level.WARN);
+		Instances.quietKafkaClients();
 	}
 
 	@AfterEach

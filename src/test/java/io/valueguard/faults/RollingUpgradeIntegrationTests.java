@@ -49,17 +49,13 @@ class RollingUpgradeIntegrationTests {
 	/** How long the fleet runs between two steps of the roll, both builds side by side. */
 	private static final Duration MIXED = Duration.ofSeconds(15);
 
-	private final Path work = Path.of("target", "fault-suite",
-			"roll-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
-
 	private BrokerProcess broker;
 
 	private List<InstanceProcess> instances = List.of();
 
 	@BeforeAll
 	static void quietClients() {
-		((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger("org.apache.kafka"))
-			.setLevel(ch.qos.logback.classic.Level.WARN);
+		Instances.quietKafkaClients();
 	}
 
 	@AfterEach
@@ -96,7 +92,8 @@ class RollingUpgradeIntegrationTests {
 	 * the final state.
 	 */
 	private void roll(File from, File to, String kind) throws Exception {
-		Path work = this.work.resolveSibling(this.work.getFileName() + "-" + kind);
+		Path work = Path.of("target", "fault-suite",
+				"roll-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")) + "-" + kind);
 		Files.createDirectories(work);
 		long seed = System.nanoTime();
 		String reproduce = kind + " under " + POLICY + " from " + from + " to " + to + ", seed " + seed + ", logs in "
