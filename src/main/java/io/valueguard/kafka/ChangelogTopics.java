@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -14,9 +15,11 @@ import io.valueguard.config.ValueGuardProperties;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.CreateTopicsResult;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.KafkaFuture;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
@@ -120,11 +123,14 @@ public class ChangelogTopics {
 	 * Creates those of the stage's changelog topics that do not exist yet. One that exists is left as it is: Kafka
 	 * Streams checks its partition count when it assigns tasks. A failure is logged, not thrown: Kafka Streams tries
 	 * again as it starts, and says what is wrong if it cannot either.
+	 * @return the id of each of the stage's changelog topics, by name, as far as the cluster told them: which
+	 * incarnation of each topic the stage's local state is restored from ({@link LocalStateOrigin})
 	 */
-	public void ensure(String applicationId, Properties configuration) {
+	public Map<String, String> ensure(String applicationId, Properties configuration) {
 		List<NewTopic> topics = topicsFor(applicationId, configuration);
+		Map<String, String> ids = new TreeMap<>();
 		if (topics.isEmpty()) {
-			return;
+			return ids;
 		}
 		try (Admin admin = Admin.create(this.adminConfiguration)) {
 			// only the stage's own topics are asked about: a shared cluster may hold thousands
@@ -132,9 +138,11 @@ public class ChangelogTopics {
 				.describeTopics(topics.stream().map(NewTopic::name).toList())
 				.topicNameValues();
 			for (NewTopic topic : topics) {
-				if (!exists(described.get(topic.name()))) {
-					create(admin, topic);
+				Optional<Uuid> id = idOf(described.get(topic.name()));
+				if (id.isEmpty()) {
+					id = create(admin, topic);
 				}
+				id.ifPresent((known) -> ids.put(topic.name(), known.toString()));
 			}
 		}
 		catch (ExecutionException | TimeoutException ex) {
@@ -144,27 +152,31 @@ public class ChangelogTopics {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
+		return ids;
 	}
 
-	private static boolean exists(KafkaFuture<TopicDescription> description)
+	/** The topic's id, or none if it does not exist. */
+	private static Optional<Uuid> idOf(KafkaFuture<TopicDescription> description)
 			throws ExecutionException, TimeoutException, InterruptedException {
 		try {
-			description.get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-			return true;
+			return Optional.of(description.get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).topicId());
 		}
 		catch (ExecutionException ex) {
 			if (ex.getCause() instanceof UnknownTopicOrPartitionException) {
-				return false;
+				return Optional.empty();
 			}
 			throw ex;
 		}
 	}
 
-	private static void create(Admin admin, NewTopic topic) throws InterruptedException {
+	/** Creates the topic; its id, unless another instance created it first or it could not be created. */
+	private static Optional<Uuid> create(Admin admin, NewTopic topic) throws InterruptedException {
 		try {
-			admin.createTopics(List.of(topic)).all().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+			CreateTopicsResult created = admin.createTopics(List.of(topic));
+			Uuid id = created.topicId(topic.name()).get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
 			logger.info("Created changelog topic '" + topic.name() + "' with " + topic.numPartitions()
 					+ " partitions before its stage starts");
+			return Optional.of(id);
 		}
 		catch (ExecutionException ex) {
 			if (!(ex.getCause() instanceof TopicExistsException)) {
@@ -176,6 +188,7 @@ public class ChangelogTopics {
 			logger.warn("Could not create changelog topic '" + topic.name() + "' within " + TIMEOUT.toSeconds()
 					+ "s before its stage starts; Kafka Streams creates it when this instance leads its group");
 		}
+		return Optional.empty();
 	}
 
 }

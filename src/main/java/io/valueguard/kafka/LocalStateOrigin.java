@@ -15,6 +15,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.Map;
 import java.util.Properties;
 import java.util.StringJoiner;
+import java.util.TreeSet;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -30,10 +31,10 @@ import org.springframework.util.FileSystemUtils;
  * filled from another cluster (a laptop's local broker, a cluster rebuilt or migrated under persistent volumes) or
  * from topics since deleted and created again would be restored on top of: its stores would keep entries this cluster
  * never had and miss the ones before that offset, and the stages would rule on them. So each stage's directory gets a
- * stamp beside it, naming the cluster id and the claims topic's id as {@link TopicProvisioner} found them at start-up;
- * before the stage starts, a directory whose stamp names another origin is deleted, and its stores restore from this
- * cluster's changelogs as a new instance's do. A directory without a stamp (from a build before stamps) is kept and
- * stamped.
+ * stamp beside it, naming the cluster id and the claims topic's id as {@link TopicProvisioner} found them at start-up,
+ * and one naming the ids of the stage's changelog topics as {@link ChangelogTopics} found or created them; before the stage
+ * starts, a directory whose stamp names another origin is deleted, and its stores restore from this cluster's
+ * changelogs as a new instance's do. A directory without a stamp (from a build before stamps) is kept and stamped.
  */
 @Component
 public class LocalStateOrigin {
@@ -43,6 +44,12 @@ public class LocalStateOrigin {
 	static final String CLUSTER_ID = "cluster.id";
 
 	static final String CLAIMS_TOPIC_ID = "claims.topic.id";
+
+	private static final String ORIGIN_COMMENT = "The Kafka cluster and claims topic ValueGuard built the state beside "
+			+ "this from";
+
+	private static final String CHANGELOGS_COMMENT = "The changelog topics, by name and id, ValueGuard restored the "
+			+ "state beside this from";
 
 	/** The streams configuration that carries {@link #inputTopicIds()} to the stages' tasks (store/AppliedInput). */
 	static final String INPUT_TOPIC_IDS = "valueguard.input-topic-ids";
@@ -86,32 +93,87 @@ public class LocalStateOrigin {
 	 * @return whether the directory was deleted
 	 */
 	boolean claim(Path stateDir, String applicationId) {
+		return claim(stateDir, applicationId, Map.of());
+	}
+
+	/**
+	 * Makes {@code stateDir/applicationId} this origin's, the stage's changelog topics included: deletes it if its
+	 * stamp names another cluster or claims topic, or another id for one of {@code changelogIds} (the topic was deleted
+	 * and created again since the state was restored from it), then stamps it. A changelog the stamp does not name
+	 * (a build before these stamps, a store added since) or whose id is not known now is not held against the state.
+	 * The changelogs' ids have a stamp of their own, {@code <applicationId>.changelogs}: a build before them, rolled
+	 * back to, compares the whole of its stamp and would take any other line for another cluster's state.
+	 * @param changelogIds the ids of the stage's changelog topics, by name, as far as the cluster told them
+	 * @return whether the directory was deleted
+	 */
+	boolean claim(Path stateDir, String applicationId, Map<String, String> changelogIds) {
 		Path directory = stateDir.resolve(applicationId);
 		Path stamp = stateDir.resolve(applicationId + ".origin");
+		Path changelogStamp = stateDir.resolve(applicationId + ".changelogs");
 		try {
 			Properties stamped = read(stamp);
-			if (this.origin.equals(stamped)) {
+			Properties stampedChangelogs = read(changelogStamp);
+			Properties changelogs = new Properties();
+			changelogs.putAll(changelogIds);
+			String otherOrigin = (stamped != null) ? otherOrigin(stamped) : null;
+			if (otherOrigin == null && stampedChangelogs != null) {
+				otherOrigin = changelogsCreatedAgain(stampedChangelogs, changelogs);
+			}
+			if (otherOrigin == null) {
+				if (!this.origin.equals(stamped)) {
+					write(stamp, this.origin, ORIGIN_COMMENT);
+				}
+				// what the stamp knows and the cluster did not tell this time stays in it
+				Properties kept = new Properties();
+				if (stampedChangelogs != null) {
+					kept.putAll(stampedChangelogs);
+				}
+				kept.putAll(changelogs);
+				if (!kept.equals(stampedChangelogs)) {
+					write(changelogStamp, kept, CHANGELOGS_COMMENT);
+				}
 				return false;
 			}
 			boolean deleted = false;
-			if (stamped != null && Files.isDirectory(directory)) {
+			if (Files.isDirectory(directory)) {
 				if (!unlocked(directory)) {
 					return false;
 				}
-				logger.warn("The state in " + directory + " was built from Kafka cluster "
-						+ stamped.getProperty(CLUSTER_ID) + " (claims topic " + stamped.getProperty(CLAIMS_TOPIC_ID)
-						+ "), this is cluster " + this.origin.getProperty(CLUSTER_ID) + " (claims topic "
-						+ this.origin.getProperty(CLAIMS_TOPIC_ID) + "): deleting it, the stores restore from this "
-						+ "cluster's changelogs");
+				logger.warn("The state in " + directory + " " + otherOrigin + ": deleting it, the stores restore "
+						+ "from this cluster's changelogs");
 				FileSystemUtils.deleteRecursively(directory);
 				deleted = true;
 			}
-			write(stamp);
+			write(stamp, this.origin, ORIGIN_COMMENT);
+			write(changelogStamp, changelogs, CHANGELOGS_COMMENT);
 			return deleted;
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException("Could not check where the state in " + directory + " comes from", ex);
 		}
+	}
+
+	/** How the stamped cluster or claims topic differ from this one's, or null if they do not. */
+	private @Nullable String otherOrigin(Properties stamped) {
+		if (this.origin.equals(stamped)) {
+			return null;
+		}
+		return "was built from Kafka cluster " + stamped.getProperty(CLUSTER_ID) + " (claims topic "
+				+ stamped.getProperty(CLAIMS_TOPIC_ID) + "), this is cluster " + this.origin.getProperty(CLUSTER_ID)
+				+ " (claims topic " + this.origin.getProperty(CLAIMS_TOPIC_ID) + ")";
+	}
+
+	/** Which of the stamped changelogs have another id now, or null if none has. */
+	private static @Nullable String changelogsCreatedAgain(Properties stamped, Properties current) {
+		StringJoiner createdAgain = new StringJoiner(", ");
+		for (String topic : new TreeSet<>(current.stringPropertyNames())) {
+			String before = stamped.getProperty(topic);
+			if (before != null && !before.equals(current.getProperty(topic))) {
+				createdAgain.add("'" + topic + "' (topic id " + before + ", now " + current.getProperty(topic) + ")");
+			}
+		}
+		return (createdAgain.length() == 0) ? null
+				: "was restored from changelog topics since deleted and created again: " + createdAgain;
 	}
 
 	private static @Nullable Properties read(Path stamp) throws IOException {
@@ -125,11 +187,11 @@ public class LocalStateOrigin {
 		return stamped;
 	}
 
-	private void write(Path stamp) throws IOException {
+	private static void write(Path stamp, Properties content, String comment) throws IOException {
 		Files.createDirectories(stamp.getParent());
 		Path written = stamp.resolveSibling(stamp.getFileName() + ".tmp");
 		try (Writer writer = Files.newBufferedWriter(written, StandardCharsets.UTF_8)) {
-			this.origin.store(writer, "The Kafka cluster and claims topic ValueGuard built the state beside this from");
+			content.store(writer, comment);
 		}
 		Files.move(written, stamp, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
 	}

@@ -2,6 +2,7 @@ package io.valueguard.kafka;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 
 import io.valueguard.config.StoreType;
@@ -95,10 +96,12 @@ class StreamsClientSettings implements StreamsBuilderFactoryBeanConfigurer {
 			outlastOutagesWhenSending(configuration);
 			retryTransactionsSoon(configuration);
 			factoryBean.setStreamsConfiguration(configuration);
-			this.changelogs.ensure(StreamsClients.applicationIdOf(factoryBean), configuration);
+			Map<String, String> changelogIds = this.changelogs.ensure(StreamsClients.applicationIdOf(factoryBean),
+					configuration);
 			if (this.properties.store().type() == StoreType.ROCKSDB) {
 				// in memory every start restores from the changelogs: no local state that could come from elsewhere
-				this.stateOrigin.claim(stateDirectory(configuration), StreamsClients.applicationIdOf(factoryBean));
+				this.stateOrigin.claim(stateDirectory(configuration), StreamsClients.applicationIdOf(factoryBean),
+						changelogIds);
 			}
 		}
 		// A factory bean holds one customizer, and a second setKafkaStreamsCustomizer silently replaces the first (the

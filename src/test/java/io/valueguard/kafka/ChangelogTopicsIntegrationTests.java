@@ -63,7 +63,8 @@ class ChangelogTopicsIntegrationTests {
 					Map.of("made-by-valueguard", 3), STORE_CONFIG,
 					Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.getBrokersAsString()));
 
-			changelogs.ensure("made-by-valueguard", configuration(broker, state, "made-by-valueguard"));
+			Map<String, String> createdIds = changelogs.ensure("made-by-valueguard",
+					configuration(broker, state, "made-by-valueguard"));
 
 			String streamsMade = "made-by-streams-table-changelog";
 			String ours = "made-by-valueguard-table-changelog";
@@ -76,8 +77,12 @@ class ChangelogTopicsIntegrationTests {
 				.containsEntry("max.compaction.lag.ms", "3600000")
 				.containsEntry("min.insync.replicas", "1");
 
+			// the ids the stage's local state is stamped with (LocalStateOrigin)
+			assertThat(createdIds).isEqualTo(Map.of(ours, topics.get(ours).topicId().toString()));
+
 			// an existing topic is left as it is, and a second instance's start changes nothing
-			changelogs.ensure("made-by-valueguard", configuration(broker, state, "made-by-valueguard"));
+			assertThat(changelogs.ensure("made-by-valueguard", configuration(broker, state, "made-by-valueguard")))
+				.isEqualTo(createdIds);
 			assertThat(givenSettings(admin, ours)).isEqualTo(givenSettings(admin, streamsMade));
 		}
 	}

@@ -9,6 +9,8 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
 import io.valueguard.support.ApiClient;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import io.valueguard.support.EmbeddedBrokers;
 import io.valueguard.support.ServiceInstance;
 import org.junit.jupiter.api.AfterEach;
@@ -78,6 +80,58 @@ class LocalStateOriginIntegrationTests {
 				assertThat(api.owner("+1-555-0100").status()).as("the laptop's value").isEqualTo(404);
 			});
 		}
+	}
+
+	/**
+	 * The stages' changelog topics deleted (an operator starting the state over, or Kafka's application reset tool)
+	 * while this instance was away, and filled again by another instance past the offsets this one checkpointed:
+	 * Kafka Streams would restore this instance's stores from those offsets of the new topics, keeping the entries
+	 * the deleted topics held and missing the new topics' first ones.
+	 */
+	@Test
+	void shouldRebuildStateRestoredFromChangelogsSinceCreatedAgain() throws Exception {
+		Path state = this.work.resolve("state");
+		Map<String, String> forgotten = bindings("forgotten-", 6);
+		try (ServiceInstance before = start(this.team, state)) {
+			forgotten.forEach((key, value) -> before.api().claim(key, value));
+			await("the claims before the changelogs were deleted bound").atMost(PATIENCE)
+				.until(() -> before.api().boundValues(forgotten.keySet()).equals(forgotten));
+		}
+		try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+				this.team.getBrokersAsString()))) {
+			Set<String> changelogs = admin.listTopics()
+				.names()
+				.get()
+				.stream()
+				.filter((topic) -> topic.startsWith(ID + "-") && topic.endsWith("-changelog"))
+				.collect(Collectors.toSet());
+			assertThat(changelogs).isNotEmpty();
+			admin.deleteTopics(changelogs).all().get();
+			await("the changelogs deleted").atMost(PATIENCE)
+				.until(() -> admin.listTopics().names().get().stream().noneMatch(changelogs::contains));
+		}
+		// another instance starts the state over, and writes more than this one wrote before
+		Map<String, String> after = bindings("after-", 30);
+		try (ServiceInstance other = start(this.team, this.work.resolve("other-state"))) {
+			after.forEach((key, value) -> other.api().claim(key, value));
+			await("the claims after the changelogs were created again bound").atMost(PATIENCE)
+				.until(() -> other.api().boundValues(after.keySet()).equals(after));
+		}
+
+		try (ServiceInstance back = start(this.team, state)) {
+			ApiClient api = back.api();
+			await("the new changelogs' state, and only theirs").atMost(PATIENCE).untilAsserted(() -> {
+				assertThat(api.boundValues(after.keySet())).isEqualTo(after);
+				assertThat(api.boundValues(forgotten.keySet())).as("keys of the deleted changelogs").isEmpty();
+				assertThat(api.owners(Set.copyOf(forgotten.values()))).as("values of the deleted changelogs").isEmpty();
+			});
+		}
+	}
+
+	private static Map<String, String> bindings(String prefix, int count) {
+		return IntStream.range(0, count)
+			.mapToObj((i) -> prefix + i)
+			.collect(Collectors.toMap(Function.identity(), (key) -> key + "@example.com"));
 	}
 
 	private ServiceInstance start(EmbeddedKafkaKraftBroker broker, Path state) {

@@ -18,6 +18,10 @@ class LocalStateOriginTests {
 
 	private static final String STAGE = "valueguard-keys";
 
+	private static final String BINDINGS = STAGE + "-bindings-changelog";
+
+	private static final String MARKS = STAGE + "-bindings-applied-offsets-changelog";
+
 	@TempDir
 	Path state;
 
@@ -85,6 +89,52 @@ class LocalStateOriginTests {
 	}
 
 	@Test
+	void shouldStampTheIdsOfTheStagesChangelogsApartFromTheOrigin() throws Exception {
+		this.here.claim(this.state, STAGE, Map.of(BINDINGS, "bindings-1"));
+
+		// a build before the changelogs' stamp compares the whole of its own, and would delete the state on rollback
+		assertThat(Files.readString(stamp())).doesNotContain(BINDINGS);
+
+		assertThat(Files.readString(changelogStamp())).contains(BINDINGS + "=bindings-1");
+	}
+
+	@Test
+	void shouldDeleteStateRestoredFromAChangelogSinceCreatedAgain() throws Exception {
+		this.here.claim(this.state, STAGE, Map.of(BINDINGS, "bindings-1", MARKS, "marks-1"));
+		Path checkpoint = store();
+
+		assertThat(this.here.claim(this.state, STAGE, Map.of(BINDINGS, "bindings-2", MARKS, "marks-1"))).isTrue();
+
+		assertThat(checkpoint).doesNotExist();
+		assertThat(Files.readString(changelogStamp())).contains(BINDINGS + "=bindings-2");
+		store();
+		assertThat(this.here.claim(this.state, STAGE, Map.of(BINDINGS, "bindings-2", MARKS, "marks-1"))).isFalse();
+	}
+
+	@Test
+	void shouldKeepStateWhoseStampNamesNoChangelogsAndStampThem() throws Exception {
+		this.here.claim(this.state, STAGE);
+		Path checkpoint = store();
+
+		assertThat(this.here.claim(this.state, STAGE, Map.of(BINDINGS, "bindings-1"))).isFalse();
+
+		assertThat(checkpoint).exists();
+		assertThat(Files.readString(changelogStamp())).contains(BINDINGS + "=bindings-1");
+	}
+
+	@Test
+	void shouldKeepTheStampedIdOfAChangelogTheClusterDidNotTellThisTime() throws Exception {
+		this.here.claim(this.state, STAGE, Map.of(BINDINGS, "bindings-1", MARKS, "marks-1"));
+		Path checkpoint = store();
+
+		// the description failed, or another instance created the topic in the same moment
+		assertThat(this.here.claim(this.state, STAGE, Map.of(MARKS, "marks-1"))).isFalse();
+
+		assertThat(checkpoint).exists();
+		assertThat(this.here.claim(this.state, STAGE, Map.of(BINDINGS, "bindings-2"))).as("still compared").isTrue();
+	}
+
+	@Test
 	void shouldOnlyDeleteTheStagesOwnDirectory() throws Exception {
 		LocalStateOrigin before = new LocalStateOrigin("cluster-a", "claims-1");
 		before.claim(this.state, STAGE);
@@ -113,6 +163,10 @@ class LocalStateOriginTests {
 
 	private Path stamp() {
 		return this.state.resolve(STAGE + ".origin");
+	}
+
+	private Path changelogStamp() {
+		return this.state.resolve(STAGE + ".changelogs");
 	}
 
 	/** A task's directory with a checkpoint in it, as Kafka Streams leaves one. */
