@@ -155,6 +155,25 @@ public class ChangelogTopics {
 		return ids;
 	}
 
+	/**
+	 * The command that creates {@code topic} as this class would, for a platform team whose cluster does not let
+	 * ValueGuard create topics.
+	 */
+	static String createCommand(NewTopic topic) {
+		StringBuilder command = new StringBuilder("kafka-topics.sh --bootstrap-server <brokers> --create --topic ")
+			.append(topic.name())
+			.append(" --partitions ")
+			.append(topic.numPartitions());
+		if (topic.replicationFactor() > 0) {
+			command.append(" --replication-factor ").append(topic.replicationFactor());
+		}
+		new TreeMap<>(topic.configs()).forEach((name, value) -> command.append(" --config ")
+			.append(name)
+			.append('=')
+			.append(value));
+		return command.toString();
+	}
+
 	/** The topic's id, or none if it does not exist. */
 	private static Optional<Uuid> idOf(KafkaFuture<TopicDescription> description)
 			throws ExecutionException, TimeoutException, InterruptedException {
@@ -181,7 +200,9 @@ public class ChangelogTopics {
 		catch (ExecutionException ex) {
 			if (!(ex.getCause() instanceof TopicExistsException)) {
 				logger.warn("Could not create changelog topic '" + topic.name() + "' before its stage starts; Kafka "
-						+ "Streams creates it when this instance leads its group: " + ex.getCause());
+						+ "Streams creates it when this instance leads its group: " + ex.getCause()
+						+ ". While an instance of an earlier build leads, this stage's tasks wait for it: create it as "
+						+ "Kafka Streams would, with " + createCommand(topic));
 			}
 		}
 		catch (TimeoutException ex) {

@@ -57,6 +57,21 @@ class ChangelogTopicsTests {
 	}
 
 	@Test
+	void shouldTellAPlatformTeamHowToCreateATopicItCouldNotCreate() {
+		Properties configuration = new Properties();
+		configuration.setProperty("replication.factor", "3");
+		configuration.setProperty("topic.min.insync.replicas", "2");
+
+		assertThat(ChangelogTopics.createCommand(this.changelogs.topicsFor("vg-values", configuration).get(0)))
+			.isEqualTo("kafka-topics.sh --bootstrap-server <brokers> --create --topic vg-values-owners-changelog "
+					+ "--partitions 6 --replication-factor 3 --config cleanup.policy=compact "
+					+ "--config max.compaction.lag.ms=86400000 --config message.timestamp.type=CreateTime "
+					+ "--config min.insync.replicas=2");
+		assertThat(ChangelogTopics.createCommand(this.changelogs.topicsFor("vg-values", new Properties()).get(0)))
+			.as("the broker's default replication factor").doesNotContain("--replication-factor");
+	}
+
+	@Test
 	void shouldMakeNothingForAnApplicationThatIsNotAStage() {
 		assertThat(this.changelogs.topicsFor("someone-else", new Properties())).isEmpty();
 	}
