@@ -5,6 +5,8 @@
 #   - synchronous claims (?wait=5s) of fresh keys and fresh values from 1 connection, then from 4 at once: how long
 #     until the ruling. Each is a curl process: a loop pauses 10 to 20 ms between claims to start the next, and on a
 #     small machine four loops take CPU from the instance; WAITERS below sends back to back without either;
+#   - synchronous releases (DELETE ?wait=5s) of the keys the 1-connection claims bound, one after the other: how long
+#     until the release has taken effect;
 #   - asynchronous claims of fresh keys and values, each followed by GET /api/bindings/{key} every 5 ms until it
 #     answers 200: how long until the binding is visible, which under first-wins waits for the grant.
 #
@@ -75,6 +77,15 @@ sync_claims() {
   # the workers only: a bare wait would wait for the application too
   wait "${workers[@]}"
   cat "$work"/sync-*.txt > "$work/sync.txt"; rm -f "$work"/sync-*.txt
+}
+
+sync_releases() {
+  # releases the keys sync_claims 1 bound, one after the other, each waiting until it has taken effect
+  : > "$work/release.txt"
+  for i in $(seq 1 "$claims"); do
+    curl -s -o /dev/null -w '%{time_total}\n' -X DELETE "localhost:18080/api/bindings/sync-1-1-$i?wait=5s" \
+      | awk '{printf "%d\n", $1 * 1000}' >> "$work/release.txt"
+  done
 }
 
 open_claims() {
@@ -239,6 +250,8 @@ for policy in ${POLICIES:-latest-wins first-wins}; do
   name="$(basename "$measured") $policy"
   sync_claims 1
   percentiles "$work/sync.txt" "$name: synchronous claim, 1 connection"
+  sync_releases
+  percentiles "$work/release.txt" "$name: synchronous release, 1 connection"
   sync_claims 4
   percentiles "$work/sync.txt" "$name: synchronous claim, 4 connections"
   if [ -n "${RATE:-}" ]; then

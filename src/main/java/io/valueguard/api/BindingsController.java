@@ -1,5 +1,6 @@
 package io.valueguard.api;
 
+import java.security.Principal;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -90,12 +91,13 @@ class BindingsController {
 			content = @Content(schema = @Schema(implementation = ClaimPublisher.Receipt.class)))
 	@PutMapping(path = "/{key}", consumes = MediaType.TEXT_PLAIN_VALUE)
 	Object claim(@PathVariable String key, @RequestBody(required = false) byte @Nullable [] value,
-			@Parameter(description = WAIT) @RequestParam(required = false) @Nullable String wait) {
+			@Parameter(description = WAIT) @RequestParam(required = false) @Nullable String wait,
+			@Nullable Principal caller) {
 		Duration patience = Responses.wait(wait, this.properties);
 		if (patience == null) {
-			return accepted(key, this.publisher.publish(key, text(value)));
+			return accepted(key, this.publisher.publish(key, text(value), nameOf(caller)));
 		}
-		ClaimPublisher.Receipt receipt = this.publisher.publishWaitedFor(key, text(value));
+		ClaimPublisher.Receipt receipt = this.publisher.publishWaitedFor(key, text(value), nameOf(caller));
 		return answered(this.rulings.ruling(receipt, patience), patience, key, receipt);
 	}
 
@@ -108,8 +110,9 @@ class BindingsController {
 	@PutMapping(params = "key", consumes = MediaType.TEXT_PLAIN_VALUE)
 	Object claimByParameter(@RequestParam String key,
 			@RequestBody(required = false) byte @Nullable [] value,
-			@Parameter(description = WAIT) @RequestParam(required = false) @Nullable String wait) {
-		return claim(key, value, wait);
+			@Parameter(description = WAIT) @RequestParam(required = false) @Nullable String wait,
+			@Nullable Principal caller) {
+		return claim(key, value, wait, caller);
 	}
 
 	static final String ERASE = "also erase the key's name from both stages' stores, from the bindings topic and the "
@@ -126,9 +129,20 @@ class BindingsController {
 	@DeleteMapping("/{key}")
 	Object release(@PathVariable String key,
 			@Parameter(description = WAIT) @RequestParam(required = false) @Nullable String wait,
-			@Parameter(description = ERASE) @RequestParam(defaultValue = "false") boolean erase) {
+			@Parameter(description = ERASE) @RequestParam(defaultValue = "false") boolean erase,
+			@Nullable Principal caller) {
 		Duration patience = Responses.wait(wait, this.properties);
-		ClaimPublisher.Receipt receipt = erase ? this.publisher.erase(key) : this.publisher.publish(key, null);
+		ClaimPublisher.Receipt receipt;
+		if (erase) {
+			receipt = this.publisher.erase(key, nameOf(caller));
+		}
+		else if (patience != null) {
+			// marked as waited for: the key stage rings the wait loop once it has applied it
+			receipt = this.publisher.publishWaitedFor(key, null, nameOf(caller));
+		}
+		else {
+			receipt = this.publisher.publish(key, null, nameOf(caller));
+		}
 		if (patience == null) {
 			return accepted(key, receipt);
 		}
@@ -144,8 +158,9 @@ class BindingsController {
 	@DeleteMapping(params = "key")
 	Object releaseByParameter(@RequestParam String key,
 			@Parameter(description = WAIT) @RequestParam(required = false) @Nullable String wait,
-			@Parameter(description = ERASE) @RequestParam(defaultValue = "false") boolean erase) {
-		return release(key, wait, erase);
+			@Parameter(description = ERASE) @RequestParam(defaultValue = "false") boolean erase,
+			@Nullable Principal caller) {
+		return release(key, wait, erase, caller);
 	}
 
 	@Operation(summary = "The value a key holds", description = "Answered by the instance that holds the key's "
@@ -189,6 +204,14 @@ class BindingsController {
 			@Parameter(description = "entries per page, 1 to valueguard.query.max-page-size") @RequestParam(
 					defaultValue = "100") int limit) {
 		return Responses.listing(this.listings, Lookup.BINDINGS, after, Responses.limit(limit, this.properties));
+	}
+
+	/**
+	 * The authenticated caller's name, which the claims record carries; none while the API is open (Spring Security
+	 * gives no principal for an anonymous caller).
+	 */
+	private static @Nullable String nameOf(@Nullable Principal caller) {
+		return (caller != null) ? caller.getName() : null;
 	}
 
 	/** The body as strict UTF-8: a body that is not is refused rather than stored with replacement characters. */

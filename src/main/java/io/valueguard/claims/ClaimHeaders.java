@@ -3,8 +3,8 @@ package io.valueguard.claims;
 import org.apache.kafka.common.header.Headers;
 
 /**
- * Headers of a claims record that ask the key stage for more than a claim or a release. Any producer may send them;
- * the REST API does.
+ * Headers of a claims record that ask the key stage for more than a claim or a release, and the one that says who
+ * wrote it. Any producer may send them; the REST API does.
  */
 public final class ClaimHeaders {
 
@@ -21,6 +21,13 @@ public final class ClaimHeaders {
 	 * travel back.
 	 */
 	public static final String WAITING = "valueguard.waiting";
+
+	/**
+	 * Who wrote the record through the REST API: the authenticated caller's name (a bearer token's subject, a Basic
+	 * user's name), in UTF-8; absent while the API is open. The claims topic thereby says who made each claim,
+	 * release and erasure; the stages do not read it.
+	 */
+	public static final String PRINCIPAL = "valueguard.principal";
 
 	private ClaimHeaders() {
 	}

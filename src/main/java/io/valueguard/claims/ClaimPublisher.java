@@ -90,9 +90,13 @@ public class ClaimPublisher {
 		this.sendTimeout = properties.publisher().deliveryTimeout().plus(SEND_MARGIN);
 	}
 
-	/** Claims {@code value} for {@code key}, or gives up whatever the key holds when {@code value} is null. */
-	public Receipt publish(String key, @Nullable String value) {
-		return send(key, value, false, false);
+	/**
+	 * Claims {@code value} for {@code key}, or gives up whatever the key holds when {@code value} is null.
+	 * @param principal who asks, named on the record ({@link ClaimHeaders#PRINCIPAL}); null for an unauthenticated
+	 * caller
+	 */
+	public Receipt publish(String key, @Nullable String value, @Nullable String principal) {
+		return send(key, value, false, false, principal);
 	}
 
 	/**
@@ -100,19 +104,20 @@ public class ClaimPublisher {
 	 * {@code valueguard.waiting}, so that the key stage commits it at once rather than at its next scheduled commit,
 	 * and it leaves at once, without lingering, unless other writes await the broker.
 	 */
-	public Receipt publishWaitedFor(String key, @Nullable String value) {
-		return send(key, value, false, true);
+	public Receipt publishWaitedFor(String key, @Nullable String value, @Nullable String principal) {
+		return send(key, value, false, true, principal);
 	}
 
 	/**
 	 * Asks for the key's name to be erased: a tombstone with the header {@code valueguard.erase} (docs/design.md,
 	 * "Erasure").
 	 */
-	public Receipt erase(String key) {
-		return send(key, null, true, false);
+	public Receipt erase(String key, @Nullable String principal) {
+		return send(key, null, true, false, principal);
 	}
 
-	private Receipt send(String key, @Nullable String value, boolean erase, boolean waitedFor) {
+	private Receipt send(String key, @Nullable String value, boolean erase, boolean waitedFor,
+			@Nullable String principal) {
 		ClaimRejection rejection = this.validator.validateText(key, value);
 		if (rejection != null) {
 			throw new InvalidClaimException(rejection);
@@ -120,8 +125,8 @@ public class ClaimPublisher {
 		int othersUnacknowledged = this.unacknowledged.getAndIncrement();
 		try {
 			String record = (value != null) ? this.format.write(value) : null;
-			CompletableFuture<SendResult<String, String>> sending = (erase || waitedFor)
-					? this.template.send(withHeaders(key, record, erase, waitedFor))
+			CompletableFuture<SendResult<String, String>> sending = (erase || waitedFor || principal != null)
+					? this.template.send(withHeaders(key, record, erase, waitedFor, principal))
 					: this.template.send(this.topic, key, record);
 			if (waitedFor && othersUnacknowledged == 0) {
 				// the caller waits for the ruling on its user's clock, and no other write awaits the broker that it
@@ -158,8 +163,11 @@ public class ClaimPublisher {
 	}
 
 	private ProducerRecord<String, String> withHeaders(String key, @Nullable String value, boolean erase,
-			boolean waitedFor) {
+			boolean waitedFor, @Nullable String principal) {
 		ProducerRecord<String, String> record = new ProducerRecord<>(this.topic, key, value);
+		if (principal != null) {
+			record.headers().add(ClaimHeaders.PRINCIPAL, principal.getBytes(StandardCharsets.UTF_8));
+		}
 		if (erase) {
 			record.headers().add(ClaimHeaders.ERASE, FLAG);
 		}

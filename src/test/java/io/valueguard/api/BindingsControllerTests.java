@@ -82,7 +82,7 @@ class BindingsControllerTests {
 
 	@Test
 	void shouldAcceptClaimWithReceiptAndLocation() throws Exception {
-		given(this.publisher.publish("alice", "+1-555-0100"))
+		given(this.publisher.publish("alice", "+1-555-0100", null))
 			.willReturn(new ClaimPublisher.Receipt("alice", "+1-555-0100", "valueguard.claims", 2, 41, 1000));
 
 		this.mvc.perform(put("/api/bindings/alice").contentType(MediaType.TEXT_PLAIN).content("+1-555-0100"))
@@ -180,8 +180,28 @@ class BindingsControllerTests {
 	}
 
 	@Test
+	void shouldNameTheAuthenticatedCallerOnEveryWrite() throws Exception {
+		ClaimPublisher.Receipt claimed = new ClaimPublisher.Receipt("alice", "phone", "valueguard.claims", 3, 0, 1);
+		ClaimPublisher.Receipt released = new ClaimPublisher.Receipt("alice", null, "valueguard.claims", 3, 1, 2);
+		ClaimPublisher.Receipt erased = new ClaimPublisher.Receipt("bob", null, "valueguard.claims", 1, 0, 3);
+		given(this.publisher.publish("alice", "phone", "support-desk")).willReturn(claimed);
+		given(this.publisher.publish("alice", null, "support-desk")).willReturn(released);
+		given(this.publisher.erase("bob", "dpo")).willReturn(erased);
+
+		this.mvc.perform(put("/api/bindings/alice").principal(() -> "support-desk")
+			.contentType(MediaType.TEXT_PLAIN)
+			.content("phone")).andExpect(status().isAccepted()).andExpect(jsonPath("$.offset").value(0));
+		this.mvc.perform(delete("/api/bindings").param("key", "alice").principal(() -> "support-desk"))
+			.andExpect(status().isAccepted())
+			.andExpect(jsonPath("$.offset").value(1));
+		this.mvc.perform(delete("/api/bindings/bob").param("erase", "true").principal(() -> "dpo"))
+			.andExpect(status().isAccepted())
+			.andExpect(jsonPath("$.partition").value(1));
+	}
+
+	@Test
 	void shouldAnswer400ProblemWhenClaimIsInvalid() throws Exception {
-		given(this.publisher.publish(eq("alice"), anyString()))
+		given(this.publisher.publish(eq("alice"), anyString(), isNull()))
 			.willThrow(new ClaimPublisher.InvalidClaimException(ClaimRejection.VALUE_TOO_LONG));
 
 		this.mvc.perform(put("/api/bindings/alice").contentType(MediaType.TEXT_PLAIN).content("x".repeat(2000)))
@@ -272,7 +292,7 @@ class BindingsControllerTests {
 	@Test
 	void shouldAnswerAtOnceWhenTheWaitWasRefused() throws Exception {
 		ClaimPublisher.Receipt receipt = new ClaimPublisher.Receipt("bob", "phone", "valueguard.claims", 1, 7, 2000);
-		given(this.publisher.publishWaitedFor("bob", "phone")).willReturn(receipt);
+		given(this.publisher.publishWaitedFor("bob", "phone", null)).willReturn(receipt);
 		// as many requests wait already as may: the answer is known before the handler returns
 		given(this.rulings.ruling(receipt, Duration.ofSeconds(5))).willReturn(CompletableFuture.completedFuture(null));
 
@@ -285,7 +305,8 @@ class BindingsControllerTests {
 	@Test
 	void shouldAnswerAWaitedReleaseOnceItHasTakenEffect() throws Exception {
 		ClaimPublisher.Receipt receipt = new ClaimPublisher.Receipt("bob", null, "valueguard.claims", 1, 8, 2000);
-		given(this.publisher.publish("bob", null)).willReturn(receipt);
+		// marked as waited for, so that the key stage rings the wait loop once it has applied it
+		given(this.publisher.publishWaitedFor("bob", null, null)).willReturn(receipt);
 		CompletableFuture<@Nullable Release> release = new CompletableFuture<>();
 		given(this.rulings.release(receipt, Duration.ofSeconds(2))).willReturn(release);
 
@@ -309,7 +330,7 @@ class BindingsControllerTests {
 	/** Bob claims a phone with {@code ?wait=}, and the ruling comes when the test completes it. */
 	private MvcResult waitingClaim(String wait, CompletableFuture<@Nullable Ruling> ruling) throws Exception {
 		ClaimPublisher.Receipt receipt = new ClaimPublisher.Receipt("bob", "phone", "valueguard.claims", 1, 7, 2000);
-		given(this.publisher.publishWaitedFor("bob", "phone")).willReturn(receipt);
+		given(this.publisher.publishWaitedFor("bob", "phone", null)).willReturn(receipt);
 		given(this.rulings.ruling(receipt, DurationStyle.detectAndParse(wait))).willReturn(ruling);
 		return this.mvc
 			.perform(put("/api/bindings/bob").param("wait", wait).contentType(MediaType.TEXT_PLAIN).content("phone"))

@@ -14,6 +14,7 @@ import org.mockito.ArgumentCaptor;
 import org.springframework.kafka.core.KafkaTemplate;
 import org.springframework.kafka.support.SendResult;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
@@ -36,7 +37,7 @@ class ClaimPublisherTests {
 		given(this.template.send("valueguard.claims", "alice", "phone")).willReturn(CompletableFuture
 			.completedFuture(new SendResult<>(new ProducerRecord<>("valueguard.claims", "alice", "phone"), metadata)));
 
-		assertThat(this.publisher.publish("alice", "phone"))
+		assertThat(this.publisher.publish("alice", "phone", null))
 			.isEqualTo(new ClaimPublisher.Receipt("alice", "phone", "valueguard.claims", 2, 41, 1234));
 		// nobody waits for more than the acknowledgement: it may share a request with concurrent writes
 		then(this.template).should(never()).flush();
@@ -47,11 +48,27 @@ class ClaimPublisherTests {
 		ArgumentCaptor<ProducerRecord<String, String>> sent = acknowledgeRecords(
 				new RecordMetadata(new TopicPartition("valueguard.claims", 1), 7, 0, 99, 5, 0));
 
-		assertThat(this.publisher.erase("mallory"))
+		assertThat(this.publisher.erase("mallory", "dpo"))
 			.isEqualTo(new ClaimPublisher.Receipt("mallory", null, "valueguard.claims", 1, 7, 99));
 		assertThat(sent.getValue().key()).isEqualTo("mallory");
 		assertThat(sent.getValue().value()).isNull();
 		assertThat(sent.getValue().headers().lastHeader(ClaimHeaders.ERASE)).isNotNull();
+		assertThat(sent.getValue().headers().lastHeader(ClaimHeaders.PRINCIPAL).value()).asString(UTF_8)
+			.isEqualTo("dpo");
+	}
+
+	@Test
+	void shouldNameTheAuthenticatedCallerOnTheRecord() {
+		ArgumentCaptor<ProducerRecord<String, String>> sent = acknowledgeRecords(
+				new RecordMetadata(new TopicPartition("valueguard.claims", 2), 40, 1, 1234, 5, 5));
+
+		this.publisher.publish("alice", "phone", "support-desk");
+
+		assertThat(sent.getValue().headers().lastHeader(ClaimHeaders.PRINCIPAL).value()).asString(UTF_8)
+			.isEqualTo("support-desk");
+		assertThat(sent.getValue().headers().lastHeader(ClaimHeaders.WAITING)).isNull();
+		// nobody waits for more than the acknowledgement
+		then(this.template).should(never()).flush();
 	}
 
 	@Test
@@ -59,7 +76,7 @@ class ClaimPublisherTests {
 		ArgumentCaptor<ProducerRecord<String, String>> sent = acknowledgeRecords(
 				new RecordMetadata(new TopicPartition("valueguard.claims", 0), 3, 0, 77, 5, 5));
 
-		assertThat(this.publisher.publishWaitedFor("alice", "phone").offset()).isEqualTo(3);
+		assertThat(this.publisher.publishWaitedFor("alice", "phone", null).offset()).isEqualTo(3);
 		assertThat(sent.getValue().value()).isEqualTo("phone");
 		assertThat(sent.getValue().headers().lastHeader(ClaimHeaders.WAITING)).isNotNull();
 		assertThat(sent.getValue().headers().lastHeader(ClaimHeaders.ERASE)).isNull();
@@ -74,26 +91,26 @@ class ClaimPublisherTests {
 		given(this.template.send("valueguard.claims", "bob", "desk")).willReturn(bobsAcknowledgement);
 		acknowledgeRecords(metadata);
 		CompletableFuture<ClaimPublisher.Receipt> bob = CompletableFuture
-			.supplyAsync(() -> this.publisher.publish("bob", "desk"));
+			.supplyAsync(() -> this.publisher.publish("bob", "desk", null));
 		await().untilAsserted(() -> then(this.template).should().send("valueguard.claims", "bob", "desk"));
 
-		this.publisher.publishWaitedFor("alice", "phone");
+		this.publisher.publishWaitedFor("alice", "phone", null);
 
 		// under load the producer's lingering batches concurrent writes, the waited-for ones too
 		then(this.template).should(never()).flush();
 		bobsAcknowledgement.complete(new SendResult<>(new ProducerRecord<>("valueguard.claims", "bob", "desk"), metadata));
 		assertThat(bob.get(10, TimeUnit.SECONDS).offset()).isEqualTo(3);
-		this.publisher.publishWaitedFor("carol", "phone");
+		this.publisher.publishWaitedFor("carol", "phone", null);
 		then(this.template).should().flush();
 	}
 
 	@Test
 	void shouldProduceNothingWhenClaimIsInvalid() {
 		assertThatExceptionOfType(ClaimPublisher.InvalidClaimException.class)
-			.isThrownBy(() -> this.publisher.publish("", "phone"))
+			.isThrownBy(() -> this.publisher.publish("", "phone", null))
 			.satisfies((ex) -> assertThat(ex.rejection()).isEqualTo(ClaimRejection.MISSING_KEY));
 		assertThatExceptionOfType(ClaimPublisher.InvalidClaimException.class)
-			.isThrownBy(() -> this.publisher.publish("alice", "x".repeat(1025)));
+			.isThrownBy(() -> this.publisher.publish("alice", "x".repeat(1025), null));
 		verifyNoInteractions(this.template);
 	}
 
@@ -103,7 +120,7 @@ class ClaimPublisherTests {
 			.willReturn(CompletableFuture.failedFuture(new TimeoutException("delivery timed out")));
 
 		assertThatExceptionOfType(ClaimPublisher.PublishFailedException.class)
-			.isThrownBy(() -> this.publisher.publish("alice", "phone"))
+			.isThrownBy(() -> this.publisher.publish("alice", "phone", null))
 			.withMessageContaining("delivery timed out");
 	}
 
@@ -113,7 +130,7 @@ class ClaimPublisherTests {
 			.willThrow(new TimeoutException("Topic valueguard.claims not present in metadata after 5000 ms."));
 
 		assertThatExceptionOfType(ClaimPublisher.PublishFailedException.class)
-			.isThrownBy(() -> this.publisher.publish("alice", null))
+			.isThrownBy(() -> this.publisher.publish("alice", null, null))
 			.withMessageContaining("not present in metadata");
 	}
 
@@ -125,7 +142,7 @@ class ClaimPublisherTests {
 					new TimeoutException("Topic valueguard.claims not present in metadata after 5000 ms.")));
 
 		assertThatExceptionOfType(ClaimPublisher.PublishFailedException.class)
-			.isThrownBy(() -> this.publisher.publish("alice", "phone"))
+			.isThrownBy(() -> this.publisher.publish("alice", "phone", null))
 			.withMessageContaining("not present in metadata");
 	}
 

@@ -19,10 +19,12 @@ import com.nimbusds.jose.jwk.gen.RSAKeyGenerator;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
 import io.valueguard.ValueGuardApplication;
+import io.valueguard.claims.ClaimHeaders;
 import io.valueguard.support.ApiClient;
 import io.valueguard.support.FreePorts;
 import io.valueguard.support.KafkaProbe;
 import io.valueguard.support.TestIssuer;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -156,6 +158,29 @@ class SecurityIntegrationTests {
 			.isEqualTo(403);
 		assertProblem(anonymous.get(1).withAuthorization(bad).claim("ops", "ops-2@example.com"), 401,
 				"The credentials were refused");
+	}
+
+	@Test
+	void shouldNameWhoWroteEachClaimOnTheClaimsTopic() {
+		String ops = "Basic " + Base64.getEncoder().encodeToString(("ops:" + OPS_PASSWORD).getBytes(StandardCharsets.UTF_8));
+		assertThat(as(0, "alice").claim("alice", "audit-alice@example.com").status()).isEqualTo(202);
+		assertThat(anonymous.get(1).withAuthorization(ops).claim("ops", "audit-ops@example.com").status()).isEqualTo(202);
+		// an administrator may write any key, and is named for it
+		assertThat(as(2, "admin").claim("carol", "audit-carol@example.com").status()).isEqualTo(202);
+		assertThat(as(2, "admin").release("carol").status()).isEqualTo(202);
+
+		List<String> written = new KafkaProbe(bootstrapServers).readAll("valueguard.claims")
+			.stream()
+			.filter((record) -> record.headers().lastHeader(ClaimHeaders.PRINCIPAL) != null)
+			.map((record) -> text(record.key()) + " " + text(record.value()) + " by "
+					+ text(record.headers().lastHeader(ClaimHeaders.PRINCIPAL).value()))
+			.toList();
+		assertThat(written).contains("alice audit-alice@example.com by alice", "ops audit-ops@example.com by ops",
+				"carol audit-carol@example.com by admin", "carol null by admin");
+	}
+
+	private static String text(byte @Nullable [] bytes) {
+		return (bytes != null) ? new String(bytes, StandardCharsets.UTF_8) : "null";
 	}
 
 	@Test
