@@ -32,8 +32,8 @@ import org.springframework.util.FileSystemUtils;
  * from topics since deleted and created again would be restored on top of: its stores would keep entries this cluster
  * never had and miss the ones before that offset, and the stages would rule on them. So each stage's directory gets a
  * stamp beside it, naming the cluster id and the claims topic's id as {@link TopicProvisioner} found them at start-up,
- * and one naming the ids of the stage's changelog topics as {@link ChangelogTopics} found or created them; before the stage
- * starts, a directory whose stamp names another origin is deleted, and its stores restore from this cluster's
+ * and one naming the ids of the stage's changelog topics as {@link ChangelogTopics} found or created them; before the
+ * stage starts, a directory whose stamps name another origin is deleted, and its stores restore from this cluster's
  * changelogs as a new instance's do. A directory without a stamp (from a build before stamps) is kept and stamped.
  */
 @Component
@@ -129,7 +129,7 @@ public class LocalStateOrigin {
 					kept.putAll(stampedChangelogs);
 				}
 				kept.putAll(changelogs);
-				if (!kept.equals(stampedChangelogs)) {
+				if (!kept.equals(stampedChangelogs) && !(kept.isEmpty() && stampedChangelogs == null)) {
 					write(changelogStamp, kept, CHANGELOGS_COMMENT);
 				}
 				return false;

@@ -41,6 +41,7 @@ class LocalStateOriginTests {
 		assertThat(this.here.claim(this.state, STAGE)).isFalse();
 
 		assertThat(Files.readString(stamp())).contains("cluster.id=cluster-b").contains("claims.topic.id=claims-1");
+		assertThat(changelogStamp()).as("no changelog ids told").doesNotExist();
 	}
 
 	@Test
