@@ -88,18 +88,10 @@ public class LocalStateOrigin {
 	}
 
 	/**
-	 * Makes {@code stateDir/applicationId} this origin's: deletes it if its stamp names another, then stamps it.
-	 * Left as it is while another process runs in it (Kafka Streams then refuses to start there, and says why).
-	 * @return whether the directory was deleted
-	 */
-	boolean claim(Path stateDir, String applicationId) {
-		return claim(stateDir, applicationId, Map.of());
-	}
-
-	/**
 	 * Makes {@code stateDir/applicationId} this origin's, the stage's changelog topics included: deletes it if its
 	 * stamp names another cluster or claims topic, or another id for one of {@code changelogIds} (the topic was deleted
-	 * and created again since the state was restored from it), then stamps it. A changelog the stamp does not name
+	 * and created again since the state was restored from it), then stamps it. Left as it is while another process
+	 * runs in it (Kafka Streams then refuses to start there, and says why). A changelog the stamp does not name
 	 * (a build before these stamps, a store added since) or whose id is not known now is not held against the state.
 	 * The changelogs' ids have a stamp of their own, {@code <applicationId>.changelogs}: a build before them, rolled
 	 * back to, compares the whole of its stamp and would take any other line for another cluster's state.

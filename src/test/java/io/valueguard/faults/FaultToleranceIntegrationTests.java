@@ -286,7 +286,7 @@ class FaultToleranceIntegrationTests {
 				.append(" | ")
 				.append(outcome.failedWrites())
 				.append(" | ")
-				.append(String.format(java.util.Locale.ROOT, "%.1f s", outcome.slowestRulingElsewhereMillis() / 1000.0))
+				.append(tenths(outcome.slowestRulingElsewhereMillis()))
 				.append(" (")
 				.append(outcome.unruledElsewhere())
 				.append(") |\n");
@@ -322,7 +322,11 @@ class FaultToleranceIntegrationTests {
 	}
 
 	private static String seconds(long millis) {
-		return (millis == 0) ? "never" : String.format(java.util.Locale.ROOT, "%.1f s", millis / 1000.0);
+		return (millis == 0) ? "never" : tenths(millis);
+	}
+
+	private static String tenths(long millis) {
+		return String.format(java.util.Locale.ROOT, "%.1f s", millis / 1000.0);
 	}
 
 	private <T extends AutoCloseable> T closing(T resource) {

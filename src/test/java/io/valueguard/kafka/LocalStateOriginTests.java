@@ -38,7 +38,7 @@ class LocalStateOriginTests {
 
 	@Test
 	void shouldStampANewDirectory() throws Exception {
-		assertThat(this.here.claim(this.state, STAGE)).isFalse();
+		assertThat(this.here.claim(this.state, STAGE, Map.of())).isFalse();
 
 		assertThat(Files.readString(stamp())).contains("cluster.id=cluster-b").contains("claims.topic.id=claims-1");
 		assertThat(changelogStamp()).as("no changelog ids told").doesNotExist();
@@ -46,10 +46,10 @@ class LocalStateOriginTests {
 
 	@Test
 	void shouldKeepStateFromThisClusterAndClaimsTopic() throws Exception {
-		this.here.claim(this.state, STAGE);
+		this.here.claim(this.state, STAGE, Map.of());
 		Path checkpoint = store();
 
-		assertThat(this.here.claim(this.state, STAGE)).isFalse();
+		assertThat(this.here.claim(this.state, STAGE, Map.of())).isFalse();
 
 		assertThat(checkpoint).exists();
 	}
@@ -58,7 +58,7 @@ class LocalStateOriginTests {
 	void shouldKeepAndStampStateWrittenBeforeStamps() throws Exception {
 		Path checkpoint = store();
 
-		assertThat(this.here.claim(this.state, STAGE)).isFalse();
+		assertThat(this.here.claim(this.state, STAGE, Map.of())).isFalse();
 
 		assertThat(checkpoint).exists();
 		assertThat(Files.readString(stamp())).contains("cluster.id=cluster-b");
@@ -66,25 +66,25 @@ class LocalStateOriginTests {
 
 	@Test
 	void shouldDeleteStateBuiltFromAnotherCluster() throws Exception {
-		new LocalStateOrigin("cluster-a", "claims-1").claim(this.state, STAGE);
+		new LocalStateOrigin("cluster-a", "claims-1").claim(this.state, STAGE, Map.of());
 		Path checkpoint = store();
 
-		assertThat(this.here.claim(this.state, STAGE)).isTrue();
+		assertThat(this.here.claim(this.state, STAGE, Map.of())).isTrue();
 
 		assertThat(checkpoint).doesNotExist();
 		assertThat(this.state.resolve(STAGE)).doesNotExist();
 		assertThat(Files.readString(stamp())).contains("cluster.id=cluster-b");
 		// and from then on it is this cluster's
 		store();
-		assertThat(this.here.claim(this.state, STAGE)).isFalse();
+		assertThat(this.here.claim(this.state, STAGE, Map.of())).isFalse();
 	}
 
 	@Test
 	void shouldDeleteStateBuiltFromAClaimsTopicSinceCreatedAgain() throws Exception {
-		new LocalStateOrigin("cluster-b", "claims-0").claim(this.state, STAGE);
+		new LocalStateOrigin("cluster-b", "claims-0").claim(this.state, STAGE, Map.of());
 		Path checkpoint = store();
 
-		assertThat(this.here.claim(this.state, STAGE)).isTrue();
+		assertThat(this.here.claim(this.state, STAGE, Map.of())).isTrue();
 
 		assertThat(checkpoint).doesNotExist();
 	}
@@ -114,7 +114,7 @@ class LocalStateOriginTests {
 
 	@Test
 	void shouldKeepStateWhoseStampNamesNoChangelogsAndStampThem() throws Exception {
-		this.here.claim(this.state, STAGE);
+		this.here.claim(this.state, STAGE, Map.of());
 		Path checkpoint = store();
 
 		assertThat(this.here.claim(this.state, STAGE, Map.of(BINDINGS, "bindings-1"))).isFalse();
@@ -138,24 +138,24 @@ class LocalStateOriginTests {
 	@Test
 	void shouldOnlyDeleteTheStagesOwnDirectory() throws Exception {
 		LocalStateOrigin before = new LocalStateOrigin("cluster-a", "claims-1");
-		before.claim(this.state, STAGE);
-		before.claim(this.state, "valueguard-values");
+		before.claim(this.state, STAGE, Map.of());
+		before.claim(this.state, "valueguard-values", Map.of());
 		store();
 		Path other = Files.createDirectories(this.state.resolve("valueguard-values").resolve("0_0"));
 
-		this.here.claim(this.state, STAGE);
+		this.here.claim(this.state, STAGE, Map.of());
 
 		assertThat(other).exists();
 	}
 
 	@Test
 	void shouldLeaveStateAloneWhileAClientRunsInIt() throws Exception {
-		new LocalStateOrigin("cluster-a", "claims-1").claim(this.state, STAGE);
+		new LocalStateOrigin("cluster-a", "claims-1").claim(this.state, STAGE, Map.of());
 		Path checkpoint = store();
 		try (FileChannel channel = FileChannel.open(this.state.resolve(STAGE).resolve(".lock"),
 				StandardOpenOption.CREATE, StandardOpenOption.WRITE); FileLock held = channel.lock()) {
 
-			assertThat(this.here.claim(this.state, STAGE)).isFalse();
+			assertThat(this.here.claim(this.state, STAGE, Map.of())).isFalse();
 
 			assertThat(checkpoint).exists();
 			assertThat(Files.readString(stamp())).contains("cluster.id=cluster-a");
