@@ -94,8 +94,11 @@ class LocalStateOriginIntegrationTests {
 		Map<String, String> forgotten = bindings("forgotten-", 6);
 		try (ServiceInstance before = start(this.team, state)) {
 			forgotten.forEach((key, value) -> before.api().claim(key, value));
-			await("the claims before the changelogs were deleted bound").atMost(PATIENCE)
-				.until(() -> before.api().boundValues(forgotten.keySet()).equals(forgotten));
+			// the value stage too, so that nothing of theirs is still in flight between the stages when the
+			// changelogs go: a command applied after the deletion would rightly be in the new changelogs
+			await("the claims before the changelogs were deleted bound, at both stages").atMost(PATIENCE)
+				.until(() -> before.api().boundValues(forgotten.keySet()).equals(forgotten)
+						&& before.api().owners(Set.copyOf(forgotten.values())).size() == forgotten.size());
 		}
 		try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
 				this.team.getBrokersAsString()))) {
