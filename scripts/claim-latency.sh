@@ -7,6 +7,8 @@
 #     small machine four loops take CPU from the instance; WAITERS below sends back to back without either;
 #   - synchronous releases (DELETE ?wait=5s) of the keys the 1-connection claims bound, one after the other: how long
 #     until the release has taken effect;
+#   - synchronous erasures (DELETE ?erase=true&wait=30s) of the keys the 4-connection claims bound, one after the
+#     other: how long until both stages have erased the name, and how many were not answered 200 (ERASED);
 #   - asynchronous claims of fresh keys and values, each followed by GET /api/bindings/{key} every 5 ms until it
 #     answers 200: how long until the binding is visible, which under first-wins waits for the grant.
 #
@@ -86,6 +88,21 @@ sync_releases() {
     curl -s -o /dev/null -w '%{time_total}\n' -X DELETE "localhost:18080/api/bindings/sync-1-1-$i?wait=5s" \
       | awk '{printf "%d\n", $1 * 1000}' >> "$work/release.txt"
   done
+}
+
+sync_erasures() {
+  # erases the keys sync_claims 4 bound, one after the other, each waiting until both stages have erased the name
+  : > "$work/erase.txt"
+  local unanswered=0 answer
+  for c in 1 2 3 4; do
+    for i in $(seq 1 $((claims / 4))); do
+      answer=$(curl -s -o /dev/null -w '%{http_code} %{time_total}' -X DELETE \
+        "localhost:18080/api/bindings/sync-4-$c-$i?erase=true&wait=30s")
+      if [ "${answer%% *}" != 200 ]; then unanswered=$((unanswered + 1)); fi
+      echo "${answer#* }" | awk '{printf "%d\n", $1 * 1000}' >> "$work/erase.txt"
+    done
+  done
+  erasures_unanswered=$unanswered
 }
 
 open_claims() {
@@ -254,6 +271,8 @@ for policy in ${POLICIES:-latest-wins first-wins}; do
   percentiles "$work/release.txt" "$name: synchronous release, 1 connection"
   sync_claims 4
   percentiles "$work/sync.txt" "$name: synchronous claim, 4 connections"
+  sync_erasures
+  percentiles "$work/erase.txt" "$name: synchronous erasure, 1 connection ($erasures_unanswered not 200)"
   if [ -n "${RATE:-}" ]; then
     open_claims
     percentiles "$work/open.txt" "$name: synchronous claim, arriving at $RATE/s"

@@ -8,6 +8,8 @@ import java.util.Map;
 import io.valueguard.claims.KeyStageEvents;
 import io.valueguard.config.ClaimPolicy;
 import io.valueguard.config.StoreType;
+import io.valueguard.messages.CommandBatch;
+import io.valueguard.messages.OwnerCommand;
 import io.valueguard.messages.Verdict;
 import io.valueguard.support.TestProperties;
 import io.valueguard.support.TopologyHarness;
@@ -34,14 +36,21 @@ class ErasureTopologyTests {
 
 	private final ClaimPolicy policy;
 
-	private final TopologyHarness harness;
+	private final StoreType storeType;
+
+	private TopologyHarness harness;
 
 	ErasureTopologyTests(ClaimPolicy policy, StoreType storeType) {
 		this.policy = policy;
-		Map<String, Object> properties = new HashMap<>();
-		properties.put("valueguard.store.type", storeType.name());
-		properties.put("valueguard.policy", policy.name());
-		this.harness = new TopologyHarness(TestProperties.of(properties), KeyStageEvents.NONE);
+		this.storeType = storeType;
+		this.harness = harness(Map.of());
+	}
+
+	private TopologyHarness harness(Map<String, Object> settings) {
+		Map<String, Object> properties = new HashMap<>(settings);
+		properties.put("valueguard.store.type", this.storeType.name());
+		properties.put("valueguard.policy", this.policy.name());
+		return new TopologyHarness(TestProperties.of(properties), KeyStageEvents.NONE);
 	}
 
 	@AfterEach
@@ -56,9 +65,9 @@ class ErasureTopologyTests {
 		assertThat(namesIn("mallory")).isNotEmpty();
 		this.harness.bindingRecords();
 
+		// with retention off, each value stage task's pass starts when the erasure arrives: a small store is done then,
+		// and the last report deletes the key's entry, with no scheduled slice in between
 		this.harness.erase("mallory", 3_000);
-		assertThat(this.harness.keyClaim("mallory").isErasing()).isTrue();
-		this.harness.advanceWallClock(1_000).advanceWallClock(1_000);
 
 		assertThat(this.harness.keyClaim("mallory")).as("deleted once every partition reported").isNull();
 		assertThat(namesIn("mallory")).isEmpty();
@@ -105,7 +114,11 @@ class ErasureTopologyTests {
 
 	@Test
 	void shouldRefuseClaimsOfAKeyBeingErasedAndEraseRequestsWithAValue() {
+		// with retention on, an erasure waits for the next of retention's passes, which come by the schedule
+		this.harness.close();
+		this.harness = harness(Map.of("valueguard.retention", "1h"));
 		this.harness.claim("mallory", "seat-1", 1_000).erase("mallory", 2_000);
+		assertThat(this.harness.keyClaim("mallory").isErasing()).isTrue();
 		// before the value stage's pass: the erasure is under way
 		this.harness.claim("mallory", "seat-2", 3_000);
 		this.harness.raw(utf8("bob"), utf8("seat-3"), 3_000);
@@ -122,6 +135,31 @@ class ErasureTopologyTests {
 		assertThat(this.harness.keyClaim("mallory")).isNull();
 		this.harness.claim("mallory", "seat-2", 500);
 		assertThat(this.harness.boundValues()).containsEntry("mallory", "seat-2");
+	}
+
+	/**
+	 * The batches that carry an erasure someone waits for say so, to each value stage partition, as a waited-for
+	 * claim's does; an erasure nobody waits for is not marked.
+	 */
+	@Test
+	void shouldMarkTheCommandsOfAnErasureSomeoneWaitsFor() {
+		this.harness.claim("mallory", "seat-1", 1_000).claim("bob", "seat-2", 1_500);
+		this.harness.commandRecords();
+
+		this.harness.waitedForErasure("mallory", 2_000);
+		List<TestRecord<String, CommandBatch>> waited = this.harness.commandRecords();
+		assertThat(waited).isNotEmpty()
+			.allSatisfy((record) -> assertThat(CommandBatch.isWaitedFor(record.headers())).isTrue());
+		assertThat(waited).flatExtracting((record) -> record.value().entries())
+			.extracting((entry) -> entry.command().type())
+			.containsOnlyOnce(OwnerCommand.Type.RELEASE)
+			.contains(OwnerCommand.Type.ERASE);
+		assertThat(this.harness.keyClaim("mallory")).isNull();
+
+		this.harness.erase("bob", 3_000);
+		assertThat(this.harness.commandRecords()).isNotEmpty()
+			.allSatisfy((record) -> assertThat(CommandBatch.isWaitedFor(record.headers())).isFalse());
+		assertThat(this.harness.keyClaim("bob")).isNull();
 	}
 
 	/** Every entry of the three stores whose key or value names {@code key}. */

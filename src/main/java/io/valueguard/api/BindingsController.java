@@ -134,7 +134,7 @@ class BindingsController {
 		Duration patience = Responses.wait(wait, this.properties);
 		ClaimPublisher.Receipt receipt;
 		if (erase) {
-			receipt = this.publisher.erase(key, nameOf(caller));
+			receipt = this.publisher.erase(key, nameOf(caller), patience != null);
 		}
 		else if (patience != null) {
 			// marked as waited for: the key stage rings the wait loop once it has applied it

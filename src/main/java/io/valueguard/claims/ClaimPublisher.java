@@ -111,9 +111,11 @@ public class ClaimPublisher {
 	/**
 	 * Asks for the key's name to be erased: a tombstone with the header {@code valueguard.erase} (docs/design.md,
 	 * "Erasure").
+	 * @param waitedFor a caller waits until both stages have erased it ({@code ?wait=}): the record is marked and sent
+	 * as a waited-for claim is, so that each stage commits its part as soon as it has done it
 	 */
-	public Receipt erase(String key, @Nullable String principal) {
-		return send(key, null, true, false, principal);
+	public Receipt erase(String key, @Nullable String principal, boolean waitedFor) {
+		return send(key, null, true, waitedFor, principal);
 	}
 
 	private Receipt send(String key, @Nullable String value, boolean erase, boolean waitedFor,

@@ -219,15 +219,25 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 			reroute(record);
 			return;
 		}
+		boolean waitedFor = ClaimHeaders.isWaitedFor(record.headers());
 		if (ClaimHeaders.isErasure(record.headers())) {
 			if (validation.value() != null) {
 				deadLetter(record, ClaimRejection.ERASE_NOT_TOMBSTONE);
 				return;
 			}
-			this.events.keyStage(this.stage.erase(validation.key(), record.timestamp(), partition));
+			this.waitedFor = waitedFor;
+			try {
+				this.events.keyStage(this.stage.erase(validation.key(), record.timestamp(), partition));
+			}
+			finally {
+				this.waitedFor = false;
+			}
+			if (waitedFor) {
+				// the value stage can start erasing once the commands are out of this task's transaction
+				this.promptCommits.askSoon();
+			}
 			return;
 		}
-		boolean waitedFor = ClaimHeaders.isWaitedFor(record.headers());
 		KeyStage.Outcome outcome;
 		this.waitedFor = waitedFor;
 		try {
@@ -348,7 +358,8 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 			int partitions = KeyStageProcessor.this.commandPartitions;
 			for (int partition = 0; partition < partitions; partition++) {
 				KeyStageProcessor.this.outbox.add(partition, new CommandBatch.Entry(CommandBatch.NO_VALUE, erasure),
-						CommandBatch.sizeOf(CommandBatch.NO_VALUE, erasure), erasure.timestamp(), false);
+						CommandBatch.sizeOf(CommandBatch.NO_VALUE, erasure), erasure.timestamp(),
+						KeyStageProcessor.this.waitedFor);
 			}
 			return partitions;
 		}

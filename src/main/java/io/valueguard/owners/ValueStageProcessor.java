@@ -12,6 +12,7 @@ import io.valueguard.messages.CommandBatch;
 import io.valueguard.messages.ForeignRecords;
 import io.valueguard.messages.RulingBell;
 import io.valueguard.messages.SentAt;
+import io.valueguard.messages.Verdict;
 import io.valueguard.messages.VerdictBatch;
 import io.valueguard.store.ActivePartitions;
 import io.valueguard.store.AppliedInput;
@@ -133,8 +134,15 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 		this.applied = this.stores.appliedInput(context, this.events::commandsPassedOver);
 		// a verdict's record time is when the claim that decided it was made; a waiting caller sees the key stage
 		// apply it, before that stage commits, so no verdict batch is marked as waited for
-		ValueStage.Verdicts verdicts = (key, verdict) -> outbox.add(verdict.keyPartition(),
-				new VerdictBatch.Entry(key, verdict), VerdictBatch.sizeOf(key, verdict), verdict.decidedAt(), false);
+		ValueStage.Verdicts verdicts = (key, verdict) -> {
+			outbox.add(verdict.keyPartition(), new VerdictBatch.Entry(key, verdict), VerdictBatch.sizeOf(key, verdict),
+					verdict.decidedAt(), false);
+			if (verdict.reason() == Verdict.Reason.ERASED) {
+				// the key's claims are refused until this report reaches it, and a caller often waits for its end;
+				// erasures are rare, so each report asks as a waited-for ruling does
+				this.promptCommits.askSoon();
+			}
+		};
 		Erasures erasures = erasures(context.getStateStore(ERASURES), verdicts);
 		this.stage = new ValueStage(owners, verdicts, this.policy, this.retention, erasures);
 		this.sweep = this.stores.sweep(context, this.retention, owners, this.stage::forgettable, erasures,
@@ -172,6 +180,7 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 			return;
 		}
 		boolean travelsBack = false;
+		boolean erasureQueued = false;
 		ClaimPolicy rule = CommandBatch.ruleOf(record.headers(), this.policy);
 		if (rule != this.policy) {
 			foreignRule(rule);
@@ -186,12 +195,14 @@ final class ValueStageProcessor implements Processor<String, CommandBatch, Strin
 			ValueStage.Outcome outcome = this.stage.apply(value, entry.command(), this.context.currentStreamTimeMs(),
 					rule);
 			this.events.valueStage(outcome);
-			if (outcome == ValueStage.Outcome.ERASURE_QUEUED) {
-				this.sweep.wake();
-			}
+			erasureQueued |= outcome == ValueStage.Outcome.ERASURE_QUEUED;
 			// under first-wins the key learns its ruling only from the verdict, which leaves with the commit
 			travelsBack |= outcome == ValueStage.Outcome.REFUSED
 					|| (rule == ClaimPolicy.FIRST_WINS && outcome == ValueStage.Outcome.OWNED);
+		}
+		if (erasureQueued) {
+			// after the batch: its later commands are ruled with the erasure as asked for, whenever the pass comes
+			this.sweep.wake();
 		}
 		boolean waitedFor = CommandBatch.isWaitedFor(record.headers());
 		if (waitedFor) {

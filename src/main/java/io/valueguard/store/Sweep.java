@@ -84,6 +84,12 @@ public final class Sweep<V> {
 	 */
 	static final int PACE = 2;
 
+	/**
+	 * The share of a second's reads that {@link #wake} sweeps at once: a slice as one every {@link #BUSY_INTERVAL}
+	 * reads, {@link #SLICE} / 10 entries while a rewrite waits.
+	 */
+	static final double WAKING_SHARE = BUSY_INTERVAL.toMillis() / (double) INTERVAL.toMillis();
+
 	/** Entries read a second at most: bounds the sweep's share of its task's time. */
 	static final int MAX_SLICE = 10 * SLICE;
 
@@ -262,13 +268,26 @@ public final class Sweep<V> {
 	}
 
 	/**
-	 * The rewrite may have work now (an erasure was asked for): with retention off, the sweep is scheduled until the
-	 * pass that does it ends. Cheap when it is scheduled already or there is nothing to do; from processing.
+	 * The rewrite may have work now (an erasure was asked for): with retention off, the pass that does it starts at
+	 * once, with a slice of {@link #WAKING_SHARE} of a second's reads, and the sweep is scheduled until it ends. Cheap
+	 * when a pass is under way or there is nothing to do; from processing.
 	 */
 	public void wake() {
-		if (this.context != null && this.rewrite != null && this.rewrite.pending()) {
-			this.cadence.schedule(this.context);
+		if (this.context == null || this.rewrite == null || !this.rewrite.pending()) {
+			return;
 		}
+		if (this.forgettable == null && !this.passing) {
+			// nothing else reads the store with retention off: a small store's erasure is done before the task's next
+			// commit rather than a scheduled slice later; a pass under way (or retention's) is not read faster
+			Slice slice = slice(this.context.currentStreamTimeMs(), WAKING_SHARE);
+			if (slice.read() > 0) {
+				this.swept.swept(slice);
+			}
+			if (!this.passing && !this.rewrite.pending()) {
+				return;
+			}
+		}
+		this.cadence.schedule(this.context);
 	}
 
 	/** A scheduled slice, at wall-clock time {@code now}: its share of a second is the time since the last one. */

@@ -186,7 +186,7 @@ class BindingsControllerTests {
 		ClaimPublisher.Receipt erased = new ClaimPublisher.Receipt("bob", null, "valueguard.claims", 1, 0, 3);
 		given(this.publisher.publish("alice", "phone", "support-desk")).willReturn(claimed);
 		given(this.publisher.publish("alice", null, "support-desk")).willReturn(released);
-		given(this.publisher.erase("bob", "dpo")).willReturn(erased);
+		given(this.publisher.erase("bob", "dpo", false)).willReturn(erased);
 
 		this.mvc.perform(put("/api/bindings/alice").principal(() -> "support-desk")
 			.contentType(MediaType.TEXT_PLAIN)
@@ -315,6 +315,23 @@ class BindingsControllerTests {
 			.andReturn();
 		release.complete(Release.of("bob", 2000));
 		this.mvc.perform(asyncDispatch(waited)).andExpect(status().isOk()).andExpect(jsonPath("$.key").value("bob"));
+	}
+
+	@Test
+	void shouldAnswerAWaitedErasureOnceBothStagesHaveErasedTheName() throws Exception {
+		ClaimPublisher.Receipt receipt = new ClaimPublisher.Receipt("bob", null, "valueguard.claims", 1, 9, 3000);
+		// marked as waited for, so that each stage commits its part of the erasure as soon as it has done it
+		given(this.publisher.erase("bob", null, true)).willReturn(receipt);
+		CompletableFuture<@Nullable Release> erasure = new CompletableFuture<>();
+		given(this.rulings.erasure(receipt, Duration.ofSeconds(30))).willReturn(erasure);
+
+		MvcResult waited = this.mvc.perform(delete("/api/bindings/bob").param("erase", "true").param("wait", "30s"))
+			.andExpect(request().asyncStarted())
+			.andReturn();
+		erasure.complete(new Release("bob", 3000, "ERASED"));
+		this.mvc.perform(asyncDispatch(waited))
+			.andExpect(status().isOk())
+			.andExpect(jsonPath("$.outcome").value("ERASED"));
 	}
 
 	@Test

@@ -48,13 +48,29 @@ class ClaimPublisherTests {
 		ArgumentCaptor<ProducerRecord<String, String>> sent = acknowledgeRecords(
 				new RecordMetadata(new TopicPartition("valueguard.claims", 1), 7, 0, 99, 5, 0));
 
-		assertThat(this.publisher.erase("mallory", "dpo"))
+		assertThat(this.publisher.erase("mallory", "dpo", false))
 			.isEqualTo(new ClaimPublisher.Receipt("mallory", null, "valueguard.claims", 1, 7, 99));
 		assertThat(sent.getValue().key()).isEqualTo("mallory");
 		assertThat(sent.getValue().value()).isNull();
 		assertThat(sent.getValue().headers().lastHeader(ClaimHeaders.ERASE)).isNotNull();
 		assertThat(sent.getValue().headers().lastHeader(ClaimHeaders.PRINCIPAL).value()).asString(UTF_8)
 			.isEqualTo("dpo");
+		assertThat(sent.getValue().headers().lastHeader(ClaimHeaders.WAITING)).isNull();
+		then(this.template).should(never()).flush();
+	}
+
+	@Test
+	void shouldMarkAnErasureSomeoneWaitsForSoThatEachStageCommitsItsPartAtOnce() {
+		ArgumentCaptor<ProducerRecord<String, String>> sent = acknowledgeRecords(
+				new RecordMetadata(new TopicPartition("valueguard.claims", 1), 7, 0, 99, 5, 0));
+
+		this.publisher.erase("mallory", null, true);
+
+		assertThat(sent.getValue().headers().lastHeader(ClaimHeaders.ERASE)).isNotNull();
+		assertThat(sent.getValue().headers().lastHeader(ClaimHeaders.WAITING)).isNotNull();
+		assertThat(sent.getValue().headers().lastHeader(ClaimHeaders.PRINCIPAL)).isNull();
+		// out at once, as a waited-for claim: no other write awaits the broker
+		then(this.template).should().flush();
 	}
 
 	@Test

@@ -200,17 +200,19 @@ class SweepTests {
 		sweep.wake();
 		verify(context, never()).schedule(any(), any(), any());
 
+		// an erasure: the pass starts at once with a tenth of a second's reads (one of three), then goes on by the
+		// schedule; a second wake while it is under way neither reads nor schedules again
 		negateOdd.asked = true;
 		sweep.wake();
 		sweep.wake();
+		assertThat(negateOdd.events).containsExactly("start");
 		ArgumentCaptor<Punctuator> slice = ArgumentCaptor.forClass(Punctuator.class);
 		verify(context).schedule(eq(Sweep.INTERVAL), eq(PunctuationType.WALL_CLOCK_TIME), slice.capture());
 
-		// three slices of three pass over the seven entries; the pass's end cancels the schedule
+		// two slices of three finish the pass over the seven entries; the pass's end cancels the schedule
 		slice.getValue().punctuate(1_000);
-		slice.getValue().punctuate(2_000);
 		verify(scheduled, never()).cancel();
-		slice.getValue().punctuate(3_000);
+		slice.getValue().punctuate(2_000);
 		assertThat(negateOdd.events).containsExactly("start", "end");
 		verify(scheduled).cancel();
 		assertThat(this.entries).doesNotContainKey("key-4");
@@ -219,6 +221,48 @@ class SweepTests {
 		negateOdd.asked = true;
 		sweep.wake();
 		verify(context, times(2)).schedule(eq(Sweep.INTERVAL), eq(PunctuationType.WALL_CLOCK_TIME), any());
+	}
+
+	/** With retention off a small store's erasure is done when it is asked for, not a scheduled slice later. */
+	@Test
+	void shouldCarryOutARewriteOfASmallStoreAtOnceWhenWoken() {
+		this.entries.put("key-0", 3L);
+		this.entries.put("key-1", 4L);
+		NegateOdd negateOdd = new NegateOdd();
+		Sweep<Long> sweep = new Sweep<>(store(), this.table, Retention.OFF, null, negateOdd, (forgot) -> {
+		}, this.written::get, this.added::get, 30, System::nanoTime);
+		ProcessorContext<?, ?> context = mock(ProcessorContext.class);
+		when(context.currentStreamTimeMs()).thenReturn(100L);
+		sweep.schedule(context);
+
+		negateOdd.asked = true;
+		sweep.wake();
+
+		assertThat(negateOdd.events).containsExactly("start", "end");
+		assertThat(this.entries).containsExactly(Map.entry("key-0", -3L));
+		verify(context, never()).schedule(any(), any(), any());
+	}
+
+	/** Retention's passes come at their own pace: an erasure waits for the next, and does not make it read faster. */
+	@Test
+	void shouldNotReadAtOnceWhenWokenWhileRetentionSweeps() {
+		this.entries.put("key-0", 95L);
+		NegateOdd negateOdd = new NegateOdd();
+		Sweep<Long> sweep = new Sweep<>(store(), this.table, RETENTION, (timestamp, streamTime) -> false, negateOdd,
+				(forgot) -> {
+				}, this.written::get, this.added::get, 30, System::nanoTime);
+		ProcessorContext<?, ?> context = mock(ProcessorContext.class);
+		when(context.schedule(any(), any(), any())).thenReturn(mock(Cancellable.class));
+		when(context.currentStreamTimeMs()).thenReturn(100L);
+		sweep.schedule(context);
+
+		negateOdd.asked = true;
+		this.read.set(0);
+		sweep.wake();
+
+		assertThat(this.read.get()).isZero();
+		assertThat(negateOdd.events).isEmpty();
+		verify(context).schedule(eq(Sweep.INTERVAL), eq(PunctuationType.WALL_CLOCK_TIME), any());
 	}
 
 	/** Metrics see each slice that read anything: its reads, what it forgot, and how long it held up the task. */

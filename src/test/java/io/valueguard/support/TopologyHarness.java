@@ -196,6 +196,15 @@ public final class TopologyHarness implements AutoCloseable {
 		return claims(key, null, timestamp, true);
 	}
 
+	/** An erasure someone waits for, as {@code DELETE ?erase=true&wait=} sends it: with the waiting header too. */
+	public TopologyHarness waitedForErasure(String key, long timestamp) {
+		RecordHeaders headers = new RecordHeaders();
+		headers.add(ClaimHeaders.ERASE, utf8("true"));
+		headers.add(ClaimHeaders.WAITING, utf8("true"));
+		this.claims.pipeInput(new TestRecord<>(utf8(key), null, headers, timestamp));
+		return this;
+	}
+
 	/** A record with the erase header, a claim or a tombstone as {@code value} says. */
 	public TopologyHarness claims(String key, @Nullable String value, long timestamp, boolean eraseHeader) {
 		RecordHeaders headers = new RecordHeaders();
