@@ -17,10 +17,12 @@ import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.valueguard.claims.ClaimFormat;
 import io.valueguard.claims.ClaimPublisher;
 import io.valueguard.claims.ClaimRejection;
+import io.valueguard.claims.ReleaseCondition;
 import io.valueguard.config.QueryProperties;
 import io.valueguard.routing.Answer;
 import io.valueguard.routing.BindingLookups;
 import io.valueguard.routing.BindingView;
+import io.valueguard.routing.ClaimView;
 import io.valueguard.routing.Listings;
 import io.valueguard.routing.Lookup;
 import io.valueguard.routing.Page;
@@ -119,19 +121,32 @@ class BindingsController {
 			+ "changelogs (once compaction has run; docs/design.md, \"Erasure\"); no eviction event names it. With "
 			+ "wait, 200 comes once both stages have erased it";
 
+	static final String IF_VALUE = "release only if the key still claims this value, and the claim the key has now: "
+			+ "409 at once if it does not; a later claim of the key, of this value or another, made before the "
+			+ "release is applied, is not released (409 with wait)";
+
 	@Operation(summary = "Release: the key gives up whatever it holds (a tombstone); with erase=true, its name is "
 			+ "erased", description = "With wait: 200 once the release (or the erasure) has taken effect, or 202 if "
-					+ "it had not within the wait.")
+					+ "it had not within the wait. With value: only the key's current claim of that value.")
 	@ApiResponse(responseCode = "200", description = "The release or erasure has taken effect (with wait)",
 			content = @Content(schema = @Schema(implementation = Release.class)))
 	@ApiResponse(responseCode = "202", description = "The tombstone is on the claims topic",
 			content = @Content(schema = @Schema(implementation = ClaimPublisher.Receipt.class)))
+	@ApiResponse(responseCode = "409", description = "With value: the key does not claim it (nothing was released)",
+			content = @Content(mediaType = MediaType.APPLICATION_PROBLEM_JSON_VALUE))
 	@DeleteMapping("/{key}")
 	Object release(@PathVariable String key,
 			@Parameter(description = WAIT) @RequestParam(required = false) @Nullable String wait,
 			@Parameter(description = ERASE) @RequestParam(defaultValue = "false") boolean erase,
+			@Parameter(description = IF_VALUE) @RequestParam(required = false) @Nullable String value,
 			@Nullable Principal caller) {
 		Duration patience = Responses.wait(wait, this.properties);
+		if (value != null) {
+			if (erase) {
+				throw new InvalidRequestException("erase takes no value: an erasure lets go of whatever the key holds");
+			}
+			return releaseIf(key, value, patience, caller);
+		}
 		ClaimPublisher.Receipt receipt;
 		if (erase) {
 			receipt = this.publisher.erase(key, nameOf(caller), patience != null);
@@ -159,8 +174,28 @@ class BindingsController {
 	Object releaseByParameter(@RequestParam String key,
 			@Parameter(description = WAIT) @RequestParam(required = false) @Nullable String wait,
 			@Parameter(description = ERASE) @RequestParam(defaultValue = "false") boolean erase,
+			@Parameter(description = IF_VALUE) @RequestParam(required = false) @Nullable String value,
 			@Nullable Principal caller) {
-		return release(key, wait, erase, caller);
+		return release(key, wait, erase, value, caller);
+	}
+
+	/**
+	 * A release of the key's current claim of {@code value}: the condition names that claim by its effective
+	 * timestamp as the key's active store has it now, so the key stage lets go of nothing the key claims after this
+	 * read, even the same value again.
+	 */
+	private Object releaseIf(String key, String value, @Nullable Duration patience, @Nullable Principal caller) {
+		this.publisher.validate(key, value);
+		ClaimView claim = this.bindings.claimNow(key).entry();
+		if (claim == null || claim.erasing() || !value.equals(claim.value())) {
+			throw new ConditionNotMetException(key, value);
+		}
+		ReleaseCondition condition = new ReleaseCondition(value, claim.timestamp());
+		ClaimPublisher.Receipt receipt = this.publisher.releaseIf(key, condition, nameOf(caller), patience != null);
+		if (patience == null) {
+			return accepted(key, receipt);
+		}
+		return answered(this.rulings.conditionalRelease(receipt, condition, patience), patience, key, receipt);
 	}
 
 	@Operation(summary = "The value a key holds", description = "Answered by the instance that holds the key's "
@@ -259,8 +294,12 @@ class BindingsController {
 		return result;
 	}
 
-	/** 200 with the answer, or 202 as without waiting when there was none. */
+	/** 200 with the answer, or 202 as without waiting when there was none; 409 for a release that found its claim gone. */
 	private static ResponseEntity<?> response(@Nullable Object answered, String key, ClaimPublisher.Receipt receipt) {
+		if (answered instanceof Release release && !release.released()) {
+			return ProblemHandler.conditionNotMet("Key '" + key + "' no longer had the claim when the release arrived: "
+					+ "nothing was released");
+		}
 		return (answered != null) ? ResponseEntity.ok(answered) : accepted(key, receipt);
 	}
 

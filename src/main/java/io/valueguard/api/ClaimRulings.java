@@ -1,6 +1,7 @@
 package io.valueguard.api;
 
 import java.time.Duration;
+import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
@@ -12,6 +13,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.valueguard.claims.ClaimPublisher;
+import io.valueguard.claims.ReleaseCondition;
 import io.valueguard.config.ClaimPolicy;
 import io.valueguard.config.QueryProperties;
 import io.valueguard.config.ValueGuardProperties;
@@ -144,6 +146,16 @@ class ClaimRulings implements SmartLifecycle, AutoCloseable {
 	/** The release the receipt names once it has taken effect; null as for {@link #ruling}. */
 	CompletableFuture<@Nullable Release> release(ClaimPublisher.Receipt receipt, Duration wait) {
 		return whileAllowedToWait(this.releaseTime, () -> this.loop.submit(new ReleaseWait(receipt), wait));
+	}
+
+	/**
+	 * What the conditional release the receipt names did, once the key's claim shows it: {@link Release#NOT_RELEASED}
+	 * when the claim {@code condition} names had gone before it arrived; null as for {@link #ruling}.
+	 */
+	CompletableFuture<@Nullable Release> conditionalRelease(ClaimPublisher.Receipt receipt, ReleaseCondition condition,
+			Duration wait) {
+		return whileAllowedToWait(this.releaseTime,
+				() -> this.loop.submit(new ConditionalReleaseWait(receipt, condition), wait));
 	}
 
 	/**
@@ -285,6 +297,40 @@ class ClaimRulings implements SmartLifecycle, AutoCloseable {
 		@Nullable Release decide(@Nullable ClaimView claim, @Nullable OwnerView holder) {
 			return (claim != null && claim.value() == null && claim.timestamp() >= this.receipt.timestamp())
 					? Release.of(key(), claim.timestamp()) : null;
+		}
+
+	}
+
+	/**
+	 * A release of the claim {@code condition} names, which carries its effective timestamp: a key's claims only move
+	 * forward in time, so once the key's entry is another claim, the release found its claim gone, or took it (and the
+	 * key moved on since): either way that claim no longer holds. A release in the entry at or after the receipt's
+	 * timestamp is the release's own (or a later one's).
+	 */
+	private static final class ConditionalReleaseWait extends WaitLoop.Wait<Release> {
+
+		private final ClaimPublisher.Receipt receipt;
+
+		private final ReleaseCondition condition;
+
+		ConditionalReleaseWait(ClaimPublisher.Receipt receipt, ReleaseCondition condition) {
+			super(receipt.key());
+			this.receipt = receipt;
+			this.condition = condition;
+		}
+
+		@Override
+		@Nullable Release decide(@Nullable ClaimView claim, @Nullable OwnerView holder) {
+			if (claim != null && !claim.erasing() && this.condition.value().equals(claim.value())
+					&& Objects.equals(this.condition.timestamp(), claim.timestamp())) {
+				return null;
+			}
+			if (claim != null && !claim.erasing() && claim.value() == null
+					&& claim.timestamp() >= this.receipt.timestamp()) {
+				return Release.of(key(), claim.timestamp());
+			}
+			return new Release(key(), (claim != null) ? claim.timestamp() : this.receipt.timestamp(),
+					Release.NOT_RELEASED);
 		}
 
 	}

@@ -60,6 +60,17 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
 			.body(problem(HttpStatus.NOT_FOUND, "not-found", "Not found", ex.getMessage()));
 	}
 
+	@ExceptionHandler(ConditionNotMetException.class)
+	ResponseEntity<ProblemDetail> conditionNotMet(ConditionNotMetException ex) {
+		return conditionNotMet(ex.getMessage());
+	}
+
+	/** 409: a conditional release whose condition did not hold; also for one found so after its wait. */
+	static ResponseEntity<ProblemDetail> conditionNotMet(String detail) {
+		return ResponseEntity.of(problem(HttpStatus.CONFLICT, "condition-not-met", "Condition not met", detail))
+			.build();
+	}
+
 	@ExceptionHandler(InvalidRequestException.class)
 	ResponseEntity<ProblemDetail> invalidRequest(InvalidRequestException ex) {
 		return ResponseEntity.of(problem(HttpStatus.BAD_REQUEST, "invalid-request", "Invalid request", ex.getMessage()))

@@ -118,17 +118,40 @@ public class ClaimPublisher {
 		return send(key, null, true, waitedFor, principal);
 	}
 
-	private Receipt send(String key, @Nullable String value, boolean erase, boolean waitedFor,
-			@Nullable String principal) {
+	/**
+	 * Gives up the key's claim only if it is still the one {@code condition} names: a tombstone with the headers
+	 * {@code valueguard.if-value} and {@code valueguard.if-timestamp} ({@link ReleaseCondition}).
+	 */
+	public Receipt releaseIf(String key, ReleaseCondition condition, @Nullable String principal, boolean waitedFor) {
+		validate(key, condition.value());
+		return send(key, null, false, waitedFor, principal, condition);
+	}
+
+	/**
+	 * Checks a key and a value against the limits a claim must keep.
+	 * @throws InvalidClaimException when they do not
+	 */
+	public void validate(String key, @Nullable String value) {
 		ClaimRejection rejection = this.validator.validateText(key, value);
 		if (rejection != null) {
 			throw new InvalidClaimException(rejection);
 		}
+	}
+
+	private Receipt send(String key, @Nullable String value, boolean erase, boolean waitedFor,
+			@Nullable String principal) {
+		return send(key, value, erase, waitedFor, principal, null);
+	}
+
+	private Receipt send(String key, @Nullable String value, boolean erase, boolean waitedFor,
+			@Nullable String principal, @Nullable ReleaseCondition condition) {
+		validate(key, value);
 		int othersUnacknowledged = this.unacknowledged.getAndIncrement();
 		try {
 			String record = (value != null) ? this.format.write(value) : null;
-			CompletableFuture<SendResult<String, String>> sending = (erase || waitedFor || principal != null)
-					? this.template.send(withHeaders(key, record, erase, waitedFor, principal))
+			CompletableFuture<SendResult<String, String>> sending = (erase || waitedFor || principal != null
+					|| condition != null)
+					? this.template.send(withHeaders(key, record, erase, waitedFor, principal, condition))
 					: this.template.send(this.topic, key, record);
 			if (waitedFor && othersUnacknowledged == 0) {
 				// the caller waits for the ruling on its user's clock, and no other write awaits the broker that it
@@ -165,8 +188,15 @@ public class ClaimPublisher {
 	}
 
 	private ProducerRecord<String, String> withHeaders(String key, @Nullable String value, boolean erase,
-			boolean waitedFor, @Nullable String principal) {
+			boolean waitedFor, @Nullable String principal, @Nullable ReleaseCondition condition) {
 		ProducerRecord<String, String> record = new ProducerRecord<>(this.topic, key, value);
+		if (condition != null) {
+			record.headers().add(ClaimHeaders.IF_VALUE, condition.value().getBytes(StandardCharsets.UTF_8));
+			if (condition.timestamp() != null) {
+				record.headers()
+					.add(ClaimHeaders.IF_TIMESTAMP, Long.toString(condition.timestamp()).getBytes(StandardCharsets.UTF_8));
+			}
+		}
 		if (principal != null) {
 			record.headers().add(ClaimHeaders.PRINCIPAL, principal.getBytes(StandardCharsets.UTF_8));
 		}

@@ -49,6 +49,8 @@ public final class KeyStage {
 		RELEASED,
 		/** A tombstone for a key that holds nothing. */
 		NOTHING_TO_RELEASE,
+		/** A conditional release for a claim the key no longer has: nothing changes, the key's clock included. */
+		CONDITION_NOT_MET,
 		/** A claim more than the retention behind the stream time: refused, to the DLQ, nothing changes. */
 		TOO_OLD,
 		/** The key's current claim lost and the key is now unbound. */
@@ -100,6 +102,15 @@ public final class KeyStage {
 	 * @param streamTime the stream time of the key's task, which retention measures a claim's age against
 	 */
 	public Outcome apply(String key, @Nullable String value, long recordTimestamp, int partition, long streamTime) {
+		return apply(key, value, recordTimestamp, partition, streamTime, null);
+	}
+
+	/**
+	 * As above; a tombstone with a {@code condition} lets go only of the claim it names, and otherwise changes nothing
+	 * ({@link Outcome#CONDITION_NOT_MET}).
+	 */
+	public Outcome apply(String key, @Nullable String value, long recordTimestamp, int partition, long streamTime,
+			@Nullable ReleaseCondition condition) {
 		if (value != null && this.retention.expired(recordTimestamp, streamTime)) {
 			// it might be ordered against an entry already forgotten; a tombstone never is, it only lets go
 			return Outcome.TOO_OLD;
@@ -108,6 +119,10 @@ public final class KeyStage {
 		if (current != null && current.isErasing()) {
 			// a claim now would be erased with the old ones, or outlive the erasure unnoticed: the DLQ keeps it
 			return (value != null) ? Outcome.BEING_ERASED : Outcome.NOTHING_TO_RELEASE;
+		}
+		if (value == null && condition != null && !condition.isMetBy(current)) {
+			// decided in the key's record order, so no claim the key made before it arrived can be taken by it
+			return Outcome.CONDITION_NOT_MET;
 		}
 		// A key's records never go back in time: its clock only moves forward.
 		long timestamp = (current != null) ? Math.max(recordTimestamp, current.timestamp()) : recordTimestamp;

@@ -220,6 +220,18 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 			return;
 		}
 		boolean waitedFor = ClaimHeaders.isWaitedFor(record.headers());
+		ReleaseCondition condition;
+		try {
+			condition = ClaimHeaders.releaseCondition(record.headers());
+		}
+		catch (IllegalArgumentException ex) {
+			deadLetter(record, ClaimRejection.INVALID_CONDITION);
+			return;
+		}
+		if (condition != null && (validation.value() != null || ClaimHeaders.isErasure(record.headers()))) {
+			deadLetter(record, ClaimRejection.INVALID_CONDITION);
+			return;
+		}
 		if (ClaimHeaders.isErasure(record.headers())) {
 			if (validation.value() != null) {
 				deadLetter(record, ClaimRejection.ERASE_NOT_TOMBSTONE);
@@ -242,7 +254,7 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 		this.waitedFor = waitedFor;
 		try {
 			outcome = this.stage.apply(validation.key(), validation.value(), record.timestamp(), partition,
-					this.context.currentStreamTimeMs());
+					this.context.currentStreamTimeMs(), condition);
 		}
 		finally {
 			this.waitedFor = false;
@@ -253,7 +265,8 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 			this.promptCommits.askSoon();
 		}
 		else if (waitedFor) {
-			// a release, or a claim the key already made: its outcome is in the store now
+			// a release (or one whose condition was not met), or a claim the key already made: its outcome is in the
+			// store now
 			this.bell.ring();
 		}
 		if (outcome == KeyStage.Outcome.TOO_OLD) {

@@ -34,6 +34,11 @@ public class BindingLookups {
 		this.firstWins = settings.policy() == ClaimPolicy.FIRST_WINS;
 	}
 
+	/** The key's latest claim as its active store has it now, bound or not: never from a cache or a standby. */
+	public Answer<ClaimView> claimNow(String key) {
+		return this.router.claim(key, null);
+	}
+
 	public Answer<BindingView> binding(String key, @Nullable Long maxLag) {
 		if (!this.firstWins) {
 			return this.router.binding(key, maxLag);

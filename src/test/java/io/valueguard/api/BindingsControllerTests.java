@@ -6,10 +6,12 @@ import java.util.concurrent.CompletableFuture;
 
 import io.valueguard.claims.ClaimPublisher;
 import io.valueguard.claims.ClaimRejection;
+import io.valueguard.claims.ReleaseCondition;
 import io.valueguard.config.QueryProperties;
 import io.valueguard.routing.Answer;
 import io.valueguard.routing.BindingLookups;
 import io.valueguard.routing.BindingView;
+import io.valueguard.routing.ClaimView;
 import io.valueguard.routing.Listings;
 import io.valueguard.routing.Lookup;
 import io.valueguard.routing.LookupRouter;
@@ -34,10 +36,15 @@ import org.springframework.test.web.servlet.MvcResult;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.anyBoolean;
 import static org.mockito.ArgumentMatchers.anyString;
 import static org.mockito.ArgumentMatchers.eq;
 import static org.mockito.ArgumentMatchers.isNull;
 import static org.mockito.BDDMockito.given;
+import static org.mockito.BDDMockito.then;
+import static org.mockito.BDDMockito.willThrow;
+import static org.mockito.Mockito.never;
 import static org.mockito.Mockito.verifyNoInteractions;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.asyncDispatch;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.delete;
@@ -332,6 +339,62 @@ class BindingsControllerTests {
 		this.mvc.perform(asyncDispatch(waited))
 			.andExpect(status().isOk())
 			.andExpect(jsonPath("$.outcome").value("ERASED"));
+	}
+
+	@Test
+	void shouldReleaseIfTheKeyStillClaimsTheValueNamingTheClaimItHasNow() throws Exception {
+		given(this.bindings.claimNow("device-7"))
+			.willReturn(new Answer<>(new ClaimView("device-7", "user-alice", 1500, true, false, false), "host-a:8080", null));
+		ReleaseCondition condition = new ReleaseCondition("user-alice", 1500L);
+		given(this.publisher.releaseIf("device-7", condition, null, false))
+			.willReturn(new ClaimPublisher.Receipt("device-7", null, "valueguard.claims", 4, 12, 2000));
+
+		this.mvc.perform(delete("/api/bindings/device-7").param("value", "user-alice"))
+			.andExpect(status().isAccepted())
+			.andExpect(jsonPath("$.offset").value(12));
+	}
+
+	@Test
+	void shouldAnswer409AndSendNothingWhenTheKeyDoesNotClaimTheValue() throws Exception {
+		given(this.bindings.claimNow("device-7"))
+			.willReturn(new Answer<>(new ClaimView("device-7", "user-bob", 1500, true, false, false), "host-a:8080", null));
+		given(this.bindings.claimNow("device-9")).willReturn(new Answer<>(null, "host-a:8080", null));
+
+		this.mvc.perform(delete("/api/bindings/device-7").param("value", "user-alice").param("wait", "5s"))
+			.andExpect(status().isConflict())
+			.andExpect(content().contentTypeCompatibleWith(MediaType.APPLICATION_PROBLEM_JSON))
+			.andExpect(jsonPath("$.type").value("https://valueguard.io/problems/condition-not-met"))
+			.andExpect(jsonPath("$.detail").value("Key 'device-7' does not claim 'user-alice': nothing was released"));
+		this.mvc.perform(delete("/api/bindings").param("key", "device-9").param("value", "user-alice"))
+			.andExpect(status().isConflict());
+		// neither a value nobody could claim, nor an erasure, takes a condition
+		willThrow(new ClaimPublisher.InvalidClaimException(ClaimRejection.EMPTY_VALUE)).given(this.publisher)
+			.validate("device-7", "");
+		this.mvc.perform(delete("/api/bindings/device-7").param("value", ""))
+			.andExpect(status().isBadRequest())
+			.andExpect(jsonPath("$.reason").value("EMPTY_VALUE"));
+		this.mvc.perform(delete("/api/bindings/device-7").param("value", "user-alice").param("erase", "true"))
+			.andExpect(status().isBadRequest());
+		then(this.publisher).should(never()).releaseIf(any(), any(), any(), anyBoolean());
+	}
+
+	@Test
+	void shouldAnswer409WhenTheKeyStageFoundTheClaimGoneBeforeTheWaitedRelease() throws Exception {
+		given(this.bindings.claimNow("device-7"))
+			.willReturn(new Answer<>(new ClaimView("device-7", "user-alice", 1500, true, false, false), "host-a:8080", null));
+		ReleaseCondition condition = new ReleaseCondition("user-alice", 1500L);
+		ClaimPublisher.Receipt receipt = new ClaimPublisher.Receipt("device-7", null, "valueguard.claims", 4, 12, 2000);
+		given(this.publisher.releaseIf("device-7", condition, null, true)).willReturn(receipt);
+		CompletableFuture<@Nullable Release> release = new CompletableFuture<>();
+		given(this.rulings.conditionalRelease(receipt, condition, Duration.ofSeconds(5))).willReturn(release);
+
+		MvcResult waited = this.mvc.perform(delete("/api/bindings/device-7").param("value", "user-alice")
+			.param("wait", "5s")).andExpect(request().asyncStarted()).andReturn();
+		release.complete(new Release("device-7", 1800, Release.NOT_RELEASED));
+
+		this.mvc.perform(asyncDispatch(waited))
+			.andExpect(status().isConflict())
+			.andExpect(jsonPath("$.type").value("https://valueguard.io/problems/condition-not-met"));
 	}
 
 	@Test

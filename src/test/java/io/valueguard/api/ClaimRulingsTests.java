@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.valueguard.claims.ClaimPublisher;
+import io.valueguard.claims.ReleaseCondition;
 import io.valueguard.messages.RulingBell;
 import io.valueguard.routing.ClaimView;
 import io.valueguard.routing.LookupRouter;
@@ -339,6 +340,41 @@ class ClaimRulingsTests {
 
 		assertThat(release).isEqualTo(Release.of("alice", 100));
 		assertThat(this.claimBatches).hasSizeGreaterThan(3);
+	}
+
+	@Test
+	void shouldAnswerAConditionalReleaseOnceTheKeyStageHasTakenTheClaimItNames() throws Exception {
+		ReleaseCondition condition = new ReleaseCondition("phone", 50L);
+		this.claims.put("alice", new ClaimView("alice", "phone", 50, true, false, false));
+		CompletableFuture<@Nullable Release> release = this.rulings.conditionalRelease(receipt("alice", null, 100),
+				condition, Duration.ofSeconds(10));
+		// the claim it names is still the key's: not applied yet
+		await().until(() -> this.claimBatches.size() >= 3);
+		assertThat(release).isNotDone();
+
+		this.claims.put("alice", new ClaimView("alice", null, 100, false, false, false));
+
+		assertThat(release.get(10, TimeUnit.SECONDS)).isEqualTo(Release.of("alice", 100));
+	}
+
+	/**
+	 * The key claimed again before the release arrived (the same value too, later): the key stage left that claim
+	 * alone, and the answer says nothing was released.
+	 */
+	@Test
+	void shouldSayAConditionalReleaseFoundItsClaimGone() {
+		ReleaseCondition condition = new ReleaseCondition("phone", 50L);
+		this.claims.put("alice", new ClaimView("alice", "phone", 80, true, false, false));
+
+		Release release = this.rulings.conditionalRelease(receipt("alice", null, 100), condition,
+				Duration.ofSeconds(5)).join();
+
+		assertThat(release.released()).isFalse();
+		assertThat(release.timestamp()).isEqualTo(80);
+		// a release at an earlier time than this one's is another's, before it: this one found nothing to take
+		this.claims.put("bob", new ClaimView("bob", null, 70, false, false, false));
+		assertThat(this.rulings.conditionalRelease(receipt("bob", null, 100), new ReleaseCondition("seat", 60L),
+				Duration.ofSeconds(5)).join().released()).isFalse();
 	}
 
 	@Test

@@ -74,6 +74,25 @@ class ClaimPublisherTests {
 	}
 
 	@Test
+	void shouldSendAConditionalReleaseAsATombstoneNamingTheClaimItLetsGoOf() {
+		ArgumentCaptor<ProducerRecord<String, String>> sent = acknowledgeRecords(
+				new RecordMetadata(new TopicPartition("valueguard.claims", 1), 7, 0, 99, 5, 0));
+
+		this.publisher.releaseIf("device-7", new ReleaseCondition("user-alice", 1234L), null, false);
+
+		assertThat(sent.getValue().value()).isNull();
+		assertThat(sent.getValue().headers().lastHeader(ClaimHeaders.IF_VALUE).value()).asString(UTF_8)
+			.isEqualTo("user-alice");
+		assertThat(sent.getValue().headers().lastHeader(ClaimHeaders.IF_TIMESTAMP).value()).asString(UTF_8)
+			.isEqualTo("1234");
+		assertThat(sent.getValue().headers().lastHeader(ClaimHeaders.WAITING)).isNull();
+		assertThat(sent.getValue().headers().lastHeader(ClaimHeaders.ERASE)).isNull();
+		// a condition on a value no claim could have is refused before anything is sent
+		assertThatExceptionOfType(ClaimPublisher.InvalidClaimException.class)
+			.isThrownBy(() -> this.publisher.releaseIf("device-7", new ReleaseCondition("", null), null, false));
+	}
+
+	@Test
 	void shouldNameTheAuthenticatedCallerOnTheRecord() {
 		ArgumentCaptor<ProducerRecord<String, String>> sent = acknowledgeRecords(
 				new RecordMetadata(new TopicPartition("valueguard.claims", 2), 40, 1, 1234, 5, 5));

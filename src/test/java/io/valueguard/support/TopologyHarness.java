@@ -28,6 +28,7 @@ import io.valueguard.owners.Erasure;
 import io.valueguard.owners.Owner;
 import io.valueguard.owners.ValueStageTopology;
 import io.valueguard.store.ActivePartitions;
+import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -205,6 +206,21 @@ public final class TopologyHarness implements AutoCloseable {
 		return this;
 	}
 
+	/** A claims record with the given headers, each a name and its UTF-8 value. */
+	public TopologyHarness record(String key, @Nullable String value, long timestamp, String... headerPairs) {
+		RecordHeaders headers = new RecordHeaders();
+		for (int i = 0; i < headerPairs.length; i += 2) {
+			headers.add(headerPairs[i], utf8(headerPairs[i + 1]));
+		}
+		this.claims.pipeInput(new TestRecord<>(utf8(key), (value != null) ? utf8(value) : null, headers, timestamp));
+		return this;
+	}
+
+	/** A release of {@code key} only if its latest claim is of {@code value}, as {@code DELETE ?value=} sends it. */
+	public TopologyHarness releaseIf(String key, String value, long timestamp) {
+		return record(key, null, timestamp, ClaimHeaders.IF_VALUE, value);
+	}
+
 	/** A record with the erase header, a claim or a tombstone as {@code value} says. */
 	public TopologyHarness claims(String key, @Nullable String value, long timestamp, boolean eraseHeader) {
 		RecordHeaders headers = new RecordHeaders();
@@ -225,6 +241,12 @@ public final class TopologyHarness implements AutoCloseable {
 
 	public TopologyHarness raw(byte[] key, byte[] value, long timestamp) {
 		this.claims.pipeInput(key, value, timestamp);
+		return this;
+	}
+
+	/** The same, with headers. */
+	public TopologyHarness raw(byte[] key, byte @Nullable [] value, long timestamp, Headers headers) {
+		this.claims.pipeInput(new TestRecord<>(key, value, headers, timestamp));
 		return this;
 	}
 
