@@ -117,6 +117,11 @@ public final class ApiClient {
 			.DELETE());
 	}
 
+	/** A DELETE of the path as given, query included (encode what needs it, as {@link #parameter} does). */
+	public Reply delete(String pathAndQuery) {
+		return send(HttpRequest.newBuilder(uri(pathAndQuery)).DELETE());
+	}
+
 	public Reply release(String key) {
 		return send(HttpRequest.newBuilder(uri("/api/bindings/" + segment(key))).DELETE());
 	}

@@ -30,6 +30,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.jspecify.annotations.Nullable;
 
 /** Plain Kafka clients for tests: produce raw records, read whole topics as committed data. */
 public final class KafkaProbe implements AutoCloseable {
@@ -46,6 +47,24 @@ public final class KafkaProbe implements AutoCloseable {
 
 	public void send(String topic, byte[] key, byte[] value, long timestamp) {
 		send(topic, null, key, value, timestamp);
+	}
+
+	/** A record with headers, each a name and its UTF-8 value, to the default partitioner's partition. */
+	public void send(String topic, byte[] key, byte @Nullable [] value, long timestamp, String... headerPairs) {
+		ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(topic, null, timestamp, key, value);
+		for (int i = 0; i < headerPairs.length; i += 2) {
+			record.headers().add(headerPairs[i], headerPairs[i + 1].getBytes(java.nio.charset.StandardCharsets.UTF_8));
+		}
+		try {
+			this.producer.send(record).get(30, TimeUnit.SECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			throw new IllegalStateException("Could not produce to " + topic, ex);
+		}
 	}
 
 	/** A record to the given partition, or the default partitioner's when it is null. */
