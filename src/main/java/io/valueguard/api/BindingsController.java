@@ -170,6 +170,8 @@ class BindingsController {
 			content = @Content(schema = @Schema(implementation = Release.class)))
 	@ApiResponse(responseCode = "202", description = "The tombstone is on the claims topic",
 			content = @Content(schema = @Schema(implementation = ClaimPublisher.Receipt.class)))
+	@ApiResponse(responseCode = "409", description = "With value: the key does not claim it (nothing was released)",
+			content = @Content(mediaType = MediaType.APPLICATION_PROBLEM_JSON_VALUE))
 	@DeleteMapping(params = "key")
 	Object releaseByParameter(@RequestParam String key,
 			@Parameter(description = WAIT) @RequestParam(required = false) @Nullable String wait,
