@@ -4,21 +4,32 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
+import io.valueguard.claims.ReleaseCondition;
 import org.jspecify.annotations.Nullable;
 
 /**
  * One record on the claims topic: a claim of {@code value}, or a tombstone when it is null; with {@code erase}, a
- * tombstone that asks for the key's name to be erased.
+ * tombstone that asks for the key's name to be erased; with {@code condition}, a conditional release.
  */
-public record InputRecord(String key, @Nullable String value, long timestamp, boolean erase) {
+public record InputRecord(String key, @Nullable String value, long timestamp, boolean erase,
+		@Nullable ReleaseCondition condition) {
 
 	public InputRecord(String key, @Nullable String value, long timestamp) {
-		this(key, value, timestamp, false);
+		this(key, value, timestamp, false, null);
+	}
+
+	public InputRecord(String key, @Nullable String value, long timestamp, boolean erase) {
+		this(key, value, timestamp, erase, null);
 	}
 
 	/** An erasure request. */
 	public static InputRecord erasure(String key, long timestamp) {
 		return new InputRecord(key, null, timestamp, true);
+	}
+
+	/** A conditional release: a tombstone that lets go only of the claim {@code condition} names. */
+	public static InputRecord releaseIf(String key, long timestamp, ReleaseCondition condition) {
+		return new InputRecord(key, null, timestamp, false, condition);
 	}
 
 	/** Every key the history names. */

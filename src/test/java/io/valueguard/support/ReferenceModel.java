@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import io.valueguard.claims.ReleaseCondition;
+
 
 /**
  * The final-state rule, written as plainly as possible, to check the streaming implementation against:
@@ -66,6 +68,10 @@ public final class ReferenceModel {
 
 	public ReferenceModel apply(InputRecord record) {
 		Long clock = this.clocks.get(record.key());
+		if (record.condition() != null && !claimIs(record.key(), record.condition())) {
+			// its claim is gone: as if the record were not there (docs/design.md, "Conditional releases")
+			return this;
+		}
 		long timestamp = Math.max(record.timestamp(), (clock != null) ? clock : Long.MIN_VALUE);
 		boolean duplicate = clock != null && clock == timestamp && record.value() != null
 				&& record.value().equals(this.lastValues.get(record.key()));
@@ -91,6 +97,13 @@ public final class ReferenceModel {
 			this.top.put(record.value(), claim);
 		}
 		return this;
+	}
+
+	/** True when the key's latest record is a claim of the condition's value (at its timestamp, if it names one). */
+	public boolean claimIs(String key, ReleaseCondition condition) {
+		Long clock = this.clocks.get(key);
+		return clock != null && condition.value().equals(this.lastValues.get(key))
+				&& (condition.timestamp() == null || condition.timestamp().longValue() == clock);
 	}
 
 	/** Key to the value it is bound to, once all input is processed. */

@@ -247,7 +247,8 @@ public final class SimulatedPipeline {
 					KeyStage keyStage = this.keyStages.get(partition);
 					KeyStage.Outcome outcome = record.erase()
 							? keyStage.erase(record.key(), record.timestamp(), partition)
-							: keyStage.apply(record.key(), record.value(), record.timestamp(), partition, streamTime);
+							: keyStage.apply(record.key(), record.value(), record.timestamp(), partition, streamTime,
+									record.condition());
 					if (outcome == KeyStage.Outcome.TOO_OLD) {
 						this.refusedRecords.add(indexed.position());
 					}
