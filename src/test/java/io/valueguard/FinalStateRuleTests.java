@@ -37,12 +37,7 @@ class FinalStateRuleTests {
 
 			String reproduce = "seed " + seed + " (-Dvalueguard.seed=" + seed + " -Dvalueguard.histories=1), history "
 					+ history;
-			assertThat(pipeline.storedBindings()).as("bindings store, " + reproduce).isEqualTo(expected.bindings());
-			assertThat(pipeline.storedBindingTimestamps()).as("binding timestamps, " + reproduce)
-				.isEqualTo(expected.bindingTimestamps());
-			assertThat(pipeline.storedOwners()).as("owners store, " + reproduce).isEqualTo(expected.owners());
-			assertThat(pipeline.bindingsTopic()).as("bindings topic as a table, " + reproduce)
-				.isEqualTo(expected.bindings());
+			pipeline.assertFollows(expected, reproduce);
 		}
 	}
 

@@ -26,6 +26,8 @@ import io.valueguard.store.MapTable;
 import io.valueguard.store.Retention;
 import org.jspecify.annotations.Nullable;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 /**
  * Both stages wired through simulated partitions: claims and feedback partitioned by key, commands partitioned by
  * value. Each partition is a FIFO queue, as a Kafka partition is; which partition delivers next is chosen at random,
@@ -494,6 +496,19 @@ public final class SimulatedPipeline {
 
 	private record Indexed(int position, InputRecord record) {
 
+	}
+
+
+	/**
+	 * Checks that both stages' stores and the bindings topic, read as a table, hold what the rule says for the
+	 * history: {@code expected} over it; {@code reproduce} says how to run the failing history again.
+	 */
+	public void assertFollows(ReferenceModel expected, String reproduce) {
+		assertThat(storedBindings()).as("bindings store, " + reproduce).isEqualTo(expected.bindings());
+		assertThat(storedBindingTimestamps()).as("binding timestamps, " + reproduce)
+			.isEqualTo(expected.bindingTimestamps());
+		assertThat(storedOwners()).as("owners store, " + reproduce).isEqualTo(expected.owners());
+		assertThat(bindingsTopic()).as("bindings topic as a table, " + reproduce).isEqualTo(expected.bindings());
 	}
 
 }
