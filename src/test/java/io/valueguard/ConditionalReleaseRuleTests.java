@@ -1,12 +1,8 @@
 package io.valueguard;
 
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
 
-import io.valueguard.claims.ReleaseCondition;
 import io.valueguard.support.HistoryGenerator;
 import io.valueguard.support.InputRecord;
 import io.valueguard.support.ReferenceModel;
@@ -37,9 +33,9 @@ class ConditionalReleaseRuleTests {
 			long seed = BASE_SEED + i;
 			Random random = new Random(seed);
 			int values = 1 + random.nextInt(4);
-			List<InputRecord> claims = new HistoryGenerator(random, 2 + random.nextInt(8), values)
-				.history(5 + random.nextInt(50));
-			List<InputRecord> history = withConditionalReleases(claims, random, values);
+			HistoryGenerator generator = new HistoryGenerator(random, 2 + random.nextInt(8), values);
+			List<InputRecord> history = generator.withConditionalReleases(generator.history(5 + random.nextInt(50)),
+					true);
 			SimulatedPipeline pipeline = new SimulatedPipeline(random, 1 + random.nextInt(4), 1 + random.nextInt(3))
 				.produce(history)
 				.runToCompletion();
@@ -55,35 +51,6 @@ class ConditionalReleaseRuleTests {
 		// both kinds were exercised, often
 		assertThat(met).isGreaterThan(HISTORIES / 2);
 		assertThat(notMet).isGreaterThan(HISTORIES / 2);
-	}
-
-	/**
-	 * The history with a conditional release after about one record in five, for a key of the history: of a value it
-	 * claimed (or any value), with no timestamp, the timestamp of one of its records, or a nearby one.
-	 */
-	private static List<InputRecord> withConditionalReleases(List<InputRecord> claims, Random random, int values) {
-		List<InputRecord> history = new ArrayList<>();
-		Map<String, List<InputRecord>> byKey = new HashMap<>();
-		for (InputRecord record : claims) {
-			history.add(record);
-			byKey.computeIfAbsent(record.key(), (key) -> new ArrayList<>()).add(record);
-			if (random.nextInt(5) != 0) {
-				continue;
-			}
-			List<String> keys = new ArrayList<>(byKey.keySet());
-			String key = keys.get(random.nextInt(keys.size()));
-			List<InputRecord> earlier = byKey.get(key);
-			InputRecord named = earlier.get(random.nextInt(earlier.size()));
-			String value = (named.value() != null && random.nextBoolean()) ? named.value()
-					: "v" + random.nextInt(values);
-			Long timestamp = switch (random.nextInt(3)) {
-				case 0 -> null;
-				case 1 -> named.timestamp();
-				default -> 1_000L + random.nextInt(40);
-			};
-			history.add(InputRecord.releaseIf(key, 1_000 + random.nextInt(40), new ReleaseCondition(value, timestamp)));
-		}
-		return history;
 	}
 
 	/** How many of the history's conditional releases found their claim, and how many did not. */

@@ -31,12 +31,26 @@ class FirstWinsRuleTests {
 
 	@Test
 	void shouldMatchUniqueIndexInCommandOrderUnderRandomInterleavings() {
+		matchUniqueIndex(false);
+	}
+
+	/** A conditional release whose claim is gone counts as no record: the index is as without it. */
+	@Test
+	void shouldMatchUniqueIndexWithConditionalReleasesMixedIn() {
+		matchUniqueIndex(true);
+	}
+
+	private void matchUniqueIndex(boolean conditionalReleases) {
 		for (int i = 0; i < HISTORIES; i++) {
 			long seed = BASE_SEED + i;
 			Random random = new Random(seed);
 			int keys = 2 + random.nextInt(12);
 			int values = 1 + random.nextInt(4);
-			List<InputRecord> history = new HistoryGenerator(random, keys, values).history(5 + random.nextInt(60));
+			HistoryGenerator generator = new HistoryGenerator(random, keys, values);
+			List<InputRecord> history = generator.history(5 + random.nextInt(60));
+			if (conditionalReleases) {
+				history = generator.withConditionalReleases(history, false);
+			}
 			String reproduce = "seed " + seed + " (-Dvalueguard.seed=" + seed + " -Dvalueguard.histories=1), history "
 					+ history;
 			SimulatedPipeline pipeline = new SimulatedPipeline(random, 1 + random.nextInt(4), 1 + random.nextInt(3),

@@ -1,8 +1,12 @@
 package io.valueguard.support;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
+
+import io.valueguard.claims.ReleaseCondition;
 
 /**
  * Random claim histories with the shapes that break naive designs: many keys racing for few values, timestamps out
@@ -38,6 +42,35 @@ public final class HistoryGenerator {
 			}
 		}
 		return records;
+	}
+
+	/**
+	 * The history with a conditional release after about one record in five, for a key of the history so far: of a
+	 * value it claimed (or any value), and with {@code timestamps} either none, the timestamp of one of its records, or
+	 * a nearby one; without, none.
+	 */
+	public List<InputRecord> withConditionalReleases(List<InputRecord> claims, boolean timestamps) {
+		List<InputRecord> history = new ArrayList<>();
+		Map<String, List<InputRecord>> byKey = new LinkedHashMap<>();
+		for (InputRecord record : claims) {
+			history.add(record);
+			byKey.computeIfAbsent(record.key(), (key) -> new ArrayList<>()).add(record);
+			if (this.random.nextInt(5) != 0) {
+				continue;
+			}
+			List<String> keys = new ArrayList<>(byKey.keySet());
+			String key = keys.get(this.random.nextInt(keys.size()));
+			List<InputRecord> earlier = byKey.get(key);
+			InputRecord named = earlier.get(this.random.nextInt(earlier.size()));
+			String value = (named.value() != null && this.random.nextBoolean()) ? named.value() : value();
+			Long timestamp = !timestamps ? null : switch (this.random.nextInt(3)) {
+				case 0 -> null;
+				case 1 -> named.timestamp();
+				default -> timestamp();
+			};
+			history.add(InputRecord.releaseIf(key, timestamp(), new ReleaseCondition(value, timestamp)));
+		}
+		return history;
 	}
 
 	private String key() {
