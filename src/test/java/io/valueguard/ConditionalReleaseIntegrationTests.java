@@ -93,6 +93,15 @@ class ConditionalReleaseIntegrationTests {
 		assertThat(api.binding("device-7").status()).isEqualTo(404);
 		// the value stage applies the release a key stage commit later, as any release
 		await("user-bob free").atMost(PATIENCE).until(() -> api.owner("user-bob").status() == 404);
+
+		// an administrator frees a value from whichever key holds it: exactly the claim that holds it
+		assertThat(api.claim("device-8", "user-carol", "30s").json().get("outcome").asString()).isEqualTo("BOUND");
+		ApiClient.Reply freed = api.delete("/api/owners/user-carol?wait=5s");
+		assertThat(freed.status()).as(freed.body()).isEqualTo(200);
+		assertThat(freed.json().get("key").asString()).isEqualTo("device-8");
+		assertThat(api.binding("device-8").status()).isEqualTo(404);
+		await("user-carol free").atMost(PATIENCE).until(() -> api.owner("user-carol").status() == 404);
+		assertThat(api.delete("/api/owners/user-carol").status()).as("nobody holds it now").isEqualTo(404);
 	}
 
 	private static byte[] bytes(String text) {

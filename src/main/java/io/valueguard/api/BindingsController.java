@@ -4,8 +4,6 @@ import java.security.Principal;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CancellationException;
-import java.util.concurrent.CompletableFuture;
 
 import io.swagger.v3.oas.annotations.Hidden;
 import io.swagger.v3.oas.annotations.Operation;
@@ -60,9 +58,6 @@ class BindingsController {
 	static final String MAX_LAG = "let a standby or restoring store answer if it is at most this many records behind "
 			+ "(X-ValueGuard-Stale and X-ValueGuard-Offset-Lag then say so); without it only the active store answers";
 
-	/** How much longer than the wait the server gives a waiting request before it answers 202 itself. */
-	private static final Duration SERVER_GRACE = Duration.ofSeconds(5);
-
 	private final ClaimPublisher publisher;
 
 	private final BindingLookups bindings;
@@ -73,9 +68,12 @@ class BindingsController {
 
 	private final ClaimRulings rulings;
 
+	private final ConditionalReleases conditionalReleases;
+
 	BindingsController(ClaimPublisher publisher, BindingLookups bindings, Listings listings,
-			QueryProperties properties, ClaimRulings rulings) {
+			QueryProperties properties, ClaimRulings rulings, ConditionalReleases conditionalReleases) {
 		this.rulings = rulings;
+		this.conditionalReleases = conditionalReleases;
 		this.publisher = publisher;
 		this.bindings = bindings;
 		this.listings = listings;
@@ -97,10 +95,10 @@ class BindingsController {
 			@Nullable Principal caller) {
 		Duration patience = Responses.wait(wait, this.properties);
 		if (patience == null) {
-			return accepted(key, this.publisher.publish(key, text(value), nameOf(caller)));
+			return WriteAnswers.accepted(key, this.publisher.publish(key, text(value), WriteAnswers.nameOf(caller)));
 		}
-		ClaimPublisher.Receipt receipt = this.publisher.publishWaitedFor(key, text(value), nameOf(caller));
-		return answered(this.rulings.ruling(receipt, patience), patience, key, receipt);
+		ClaimPublisher.Receipt receipt = this.publisher.publishWaitedFor(key, text(value), WriteAnswers.nameOf(caller));
+		return WriteAnswers.answered(this.rulings.ruling(receipt, patience), patience, key, receipt);
 	}
 
 	@Operation(summary = "Claim a value for a key given as a query parameter",
@@ -149,19 +147,19 @@ class BindingsController {
 		}
 		ClaimPublisher.Receipt receipt;
 		if (erase) {
-			receipt = this.publisher.erase(key, nameOf(caller), patience != null);
+			receipt = this.publisher.erase(key, WriteAnswers.nameOf(caller), patience != null);
 		}
 		else if (patience != null) {
 			// marked as waited for: the key stage rings the wait loop once it has applied it
-			receipt = this.publisher.publishWaitedFor(key, null, nameOf(caller));
+			receipt = this.publisher.publishWaitedFor(key, null, WriteAnswers.nameOf(caller));
 		}
 		else {
-			receipt = this.publisher.publish(key, null, nameOf(caller));
+			receipt = this.publisher.publish(key, null, WriteAnswers.nameOf(caller));
 		}
 		if (patience == null) {
-			return accepted(key, receipt);
+			return WriteAnswers.accepted(key, receipt);
 		}
-		return answered(erase ? this.rulings.erasure(receipt, patience) : this.rulings.release(receipt, patience),
+		return WriteAnswers.answered(erase ? this.rulings.erasure(receipt, patience) : this.rulings.release(receipt, patience),
 				patience, key, receipt);
 	}
 
@@ -192,12 +190,7 @@ class BindingsController {
 		if (claim == null || claim.erasing() || !value.equals(claim.value())) {
 			throw new ConditionNotMetException(key, value);
 		}
-		ReleaseCondition condition = new ReleaseCondition(value, claim.timestamp());
-		ClaimPublisher.Receipt receipt = this.publisher.releaseIf(key, condition, nameOf(caller), patience != null);
-		if (patience == null) {
-			return accepted(key, receipt);
-		}
-		return answered(this.rulings.conditionalRelease(receipt, condition, patience), patience, key, receipt);
+		return this.conditionalReleases.release(key, new ReleaseCondition(value, claim.timestamp()), patience, caller);
 	}
 
 	@Operation(summary = "The value a key holds", description = "Answered by the instance that holds the key's "
@@ -247,10 +240,6 @@ class BindingsController {
 	 * The authenticated caller's name, which the claims record carries; none while the API is open (Spring Security
 	 * gives no principal for an anonymous caller).
 	 */
-	private static @Nullable String nameOf(@Nullable Principal caller) {
-		return (caller != null) ? caller.getName() : null;
-	}
-
 	/** The body as strict UTF-8: a body that is not is refused rather than stored with replacement characters. */
 	private static String text(byte @Nullable [] body) {
 		// a missing body is an empty value, not a release: releases are DELETE
@@ -262,51 +251,6 @@ class BindingsController {
 			throw new ClaimPublisher.InvalidClaimException(ClaimRejection.VALUE_NOT_UTF8);
 		}
 		return text;
-	}
-
-	/**
-	 * A write that waits: 200 with the answer once there is one, else 202 as without waiting. The request's thread
-	 * goes back to the server meanwhile (Spring MVC answers a {@link DeferredResult} when it is set), so waiting
-	 * requests do not take the threads lookups need; the server's own timeout for it comes a little after the wait's.
-	 * An answer known at once (a wait refused because max-waiting requests wait already) is answered at once, without
-	 * the second pass through the server that a deferred answer costs.
-	 */
-	private static Object answered(CompletableFuture<?> answer, Duration patience, String key,
-			ClaimPublisher.Receipt receipt) {
-		if (answer.isDone() && !answer.isCompletedExceptionally()) {
-			return response(answer.join(), key, receipt);
-		}
-		DeferredResult<ResponseEntity<?>> result = new DeferredResult<>(patience.plus(SERVER_GRACE).toMillis(),
-				() -> accepted(key, receipt));
-		answer.whenComplete((answered, failure) -> {
-			if (failure instanceof CancellationException) {
-				// cancelled below: the request has ended already
-				return;
-			}
-			if (failure != null) {
-				result.setErrorResult(failure);
-			}
-			else {
-				result.setResult(response(answered, key, receipt));
-			}
-		});
-		// the request ended (answered, or the client went away, or the server's timeout): whatever still waits for it
-		// stops, and frees its place among the max-waiting at once
-		result.onCompletion(() -> answer.cancel(false));
-		return result;
-	}
-
-	/** 200 with the answer, or 202 as without waiting when there was none; 409 for a release that found its claim gone. */
-	private static ResponseEntity<?> response(@Nullable Object answered, String key, ClaimPublisher.Receipt receipt) {
-		if (answered instanceof Release release && !release.released()) {
-			return ProblemHandler.conditionNotMet("Key '" + key + "' no longer had the claim when the release arrived: "
-					+ "nothing was released");
-		}
-		return (answered != null) ? ResponseEntity.ok(answered) : accepted(key, receipt);
-	}
-
-	private static ResponseEntity<ClaimPublisher.Receipt> accepted(String key, ClaimPublisher.Receipt receipt) {
-		return ResponseEntity.accepted().location(UriPaths.location(Lookup.BINDINGS, key)).body(receipt);
 	}
 
 }

@@ -1,5 +1,7 @@
 package io.valueguard.api;
 
+import java.security.Principal;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
@@ -7,7 +9,11 @@ import io.swagger.v3.oas.annotations.Hidden;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.enums.ParameterIn;
+import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import io.valueguard.claims.ClaimPublisher;
+import io.valueguard.claims.ReleaseCondition;
 import io.valueguard.config.QueryProperties;
 import io.valueguard.routing.Answer;
 import io.valueguard.routing.Listings;
@@ -19,6 +25,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -28,8 +35,9 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * Lookups by value: who owns it, from the {@code owners} store, the authority on ownership. The value may also come
- * as a query parameter ({@code ?value=}), for values that a path segment cannot carry ({@code /}).
+ * Lookups by value: who owns it, from the {@code owners} store, the authority on ownership; and freeing a value from
+ * its holder, for administrators. The value may also come as a query parameter ({@code ?value=}), for values that a
+ * path segment cannot carry ({@code /}).
  */
 @RestController
 @RequestMapping("/api/owners")
@@ -41,10 +49,53 @@ class OwnersController {
 
 	private final QueryProperties properties;
 
-	OwnersController(LookupRouter router, Listings listings, QueryProperties properties) {
+	private final ConditionalReleases conditionalReleases;
+
+	OwnersController(LookupRouter router, Listings listings, QueryProperties properties,
+			ConditionalReleases conditionalReleases) {
 		this.router = router;
 		this.listings = listings;
 		this.properties = properties;
+		this.conditionalReleases = conditionalReleases;
+	}
+
+	@Operation(summary = "Free a value: its holder lets go of it (the admin authority)",
+			description = "Reads who holds the value and sends that key a release of exactly that claim, as "
+					+ "DELETE /api/bindings/{key}?value= does: a claim the key makes meanwhile is not released. 404 "
+					+ "when nobody holds the value. With wait: 200 naming the key once it has let go, or 409 if it "
+					+ "had left the claim before the release arrived (the value is then being freed by that move).")
+	@ApiResponse(responseCode = "200", description = "The holder let go of the value (with wait)",
+			content = @Content(schema = @Schema(implementation = Release.class)))
+	@ApiResponse(responseCode = "202", description = "The release is on the claims topic",
+			content = @Content(schema = @Schema(implementation = ClaimPublisher.Receipt.class)))
+	@ApiResponse(responseCode = "409", description = "The holder had left the claim first (with wait)",
+			content = @Content(mediaType = MediaType.APPLICATION_PROBLEM_JSON_VALUE))
+	@DeleteMapping("/{value}")
+	Object free(@PathVariable String value,
+			@Parameter(description = BindingsController.WAIT) @RequestParam(required = false) @Nullable String wait,
+			@Nullable Principal caller) {
+		Duration patience = Responses.wait(wait, this.properties);
+		Answer<OwnerView> holder = this.router.ownerNow(value);
+		OwnerView owner = holder.entry();
+		if (owner == null) {
+			throw new NotFoundException("owner", "value", value, holder);
+		}
+		return this.conditionalReleases.release(owner.key(), new ReleaseCondition(value, owner.timestamp()), patience,
+				caller);
+	}
+
+	@Operation(summary = "Free a value given as a query parameter (for values with '/')")
+	@ApiResponse(responseCode = "200", description = "The holder let go of the value (with wait)",
+			content = @Content(schema = @Schema(implementation = Release.class)))
+	@ApiResponse(responseCode = "202", description = "The release is on the claims topic",
+			content = @Content(schema = @Schema(implementation = ClaimPublisher.Receipt.class)))
+	@ApiResponse(responseCode = "409", description = "The holder had left the claim first (with wait)",
+			content = @Content(mediaType = MediaType.APPLICATION_PROBLEM_JSON_VALUE))
+	@DeleteMapping(params = "value")
+	Object freeByParameter(@RequestParam String value,
+			@Parameter(description = BindingsController.WAIT) @RequestParam(required = false) @Nullable String wait,
+			@Nullable Principal caller) {
+		return free(value, wait, caller);
 	}
 
 	@Operation(summary = "The key that owns a value, from the owners store, the authority on ownership")

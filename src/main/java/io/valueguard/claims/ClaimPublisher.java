@@ -96,7 +96,7 @@ public class ClaimPublisher {
 	 * caller
 	 */
 	public Receipt publish(String key, @Nullable String value, @Nullable String principal) {
-		return send(key, value, false, false, principal);
+		return send(key, value, false, false, principal, null);
 	}
 
 	/**
@@ -105,7 +105,7 @@ public class ClaimPublisher {
 	 * and it leaves at once, without lingering, unless other writes await the broker.
 	 */
 	public Receipt publishWaitedFor(String key, @Nullable String value, @Nullable String principal) {
-		return send(key, value, false, true, principal);
+		return send(key, value, false, true, principal, null);
 	}
 
 	/**
@@ -115,7 +115,7 @@ public class ClaimPublisher {
 	 * as a waited-for claim is, so that each stage commits its part as soon as it has done it
 	 */
 	public Receipt erase(String key, @Nullable String principal, boolean waitedFor) {
-		return send(key, null, true, waitedFor, principal);
+		return send(key, null, true, waitedFor, principal, null);
 	}
 
 	/**
@@ -136,11 +136,6 @@ public class ClaimPublisher {
 		if (rejection != null) {
 			throw new InvalidClaimException(rejection);
 		}
-	}
-
-	private Receipt send(String key, @Nullable String value, boolean erase, boolean waitedFor,
-			@Nullable String principal) {
-		return send(key, value, erase, waitedFor, principal, null);
 	}
 
 	private Receipt send(String key, @Nullable String value, boolean erase, boolean waitedFor,

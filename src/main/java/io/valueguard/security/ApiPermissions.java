@@ -21,13 +21,17 @@ import org.springframework.web.util.UriUtils;
 
 /**
  * What each kind of request needs: reads the read authority, claims and releases the write authority and, with
- * {@code valueguard.security.key-claim}, a key equal to the caller's own; the admin authority grants everything. The
- * same rules explain a refusal ({@link #denial}), so that a 403 names what was missing.
+ * {@code valueguard.security.key-claim}, a key equal to the caller's own; freeing a value from whichever key holds it
+ * the admin authority, which grants everything. The same rules explain a refusal ({@link #denial}), so that a 403
+ * names what was missing.
  */
 final class ApiPermissions {
 
 	/** Where claims and releases name their key in the path; the query form carries it as {@code ?key=}. */
 	static final String BINDINGS = "/api/bindings";
+
+	/** Where values are looked up, and freed from their holders by administrators. */
+	static final String OWNERS = "/api/owners";
 
 	private final SecurityProperties.Authorities authorities;
 
@@ -70,7 +74,8 @@ final class ApiPermissions {
 
 	private String needed(HttpServletRequest request) {
 		String path = request.getRequestURI().substring(request.getContextPath().length());
-		if (!path.startsWith("/api/")) {
+		if (!path.startsWith("/api/") || (request.getMethod().equals("DELETE")
+				&& (path.equals(OWNERS) || path.startsWith(OWNERS + "/")))) {
 			return this.authorities.admin();
 		}
 		boolean write = (request.getMethod().equals("PUT") || request.getMethod().equals("DELETE"))

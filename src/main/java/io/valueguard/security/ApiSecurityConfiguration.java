@@ -122,6 +122,9 @@ class ApiSecurityConfiguration {
 				.access(permissions.write())
 				.requestMatchers(HttpMethod.DELETE, ApiPermissions.BINDINGS, ApiPermissions.BINDINGS + "/**")
 				.access(permissions.write())
+				// freeing a value releases whichever key holds it: not a key's own write
+				.requestMatchers(HttpMethod.DELETE, ApiPermissions.OWNERS, ApiPermissions.OWNERS + "/**")
+				.access(permissions.admin())
 				.requestMatchers("/api/**")
 				.access(permissions.read())
 				.requestMatchers("/internal/**", "/error")

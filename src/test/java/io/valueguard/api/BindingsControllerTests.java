@@ -27,6 +27,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.boot.test.context.TestConfiguration;
+import org.springframework.context.annotation.Import;
 import org.springframework.boot.webmvc.test.autoconfigure.WebMvcTest;
 import org.springframework.http.MediaType;
 import org.springframework.mock.web.MockAsyncContext;
@@ -61,6 +62,7 @@ import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.
 // no Kafka at all in a slice test: keep the local broker from starting
 @WebMvcTest(controllers = { BindingsController.class, OwnersController.class },
 		properties = "valueguard.embedded-kafka.enabled=false")
+@Import(ConditionalReleases.class)
 class BindingsControllerTests {
 
 	@TestConfiguration
@@ -395,6 +397,32 @@ class BindingsControllerTests {
 		this.mvc.perform(asyncDispatch(waited))
 			.andExpect(status().isConflict())
 			.andExpect(jsonPath("$.type").value("https://valueguard.io/problems/condition-not-met"));
+	}
+
+	@Test
+	void shouldFreeAValueByReleasingExactlyTheClaimThatHoldsIt() throws Exception {
+		given(this.router.ownerNow("+1-555-0100"))
+			.willReturn(new Answer<>(new OwnerView("+1-555-0100", "alice", 1500), "host-b:8080", null));
+		ReleaseCondition condition = new ReleaseCondition("+1-555-0100", 1500L);
+		ClaimPublisher.Receipt receipt = new ClaimPublisher.Receipt("alice", null, "valueguard.claims", 2, 30, 2000);
+		given(this.publisher.releaseIf("alice", condition, "ops", true)).willReturn(receipt);
+		given(this.rulings.conditionalRelease(receipt, condition, Duration.ofSeconds(5)))
+			.willReturn(CompletableFuture.completedFuture(Release.of("alice", 2000)));
+
+		this.mvc.perform(delete("/api/owners").param("value", "+1-555-0100").param("wait", "5s").principal(() -> "ops"))
+			.andExpect(status().isOk())
+			.andExpect(jsonPath("$.key").value("alice"))
+			.andExpect(jsonPath("$.outcome").value("RELEASED"));
+	}
+
+	@Test
+	void shouldAnswer404WhenNobodyHoldsTheValueToFree() throws Exception {
+		given(this.router.ownerNow("free-seat")).willReturn(new Answer<>(null, "host-b:8080", null));
+
+		this.mvc.perform(delete("/api/owners/free-seat"))
+			.andExpect(status().isNotFound())
+			.andExpect(jsonPath("$.detail").value("No owner for value 'free-seat'"));
+		then(this.publisher).should(never()).releaseIf(any(), any(), any(), anyBoolean());
 	}
 
 	@Test

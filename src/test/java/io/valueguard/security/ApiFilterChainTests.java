@@ -44,7 +44,8 @@ class ApiFilterChainTests {
 		.withPropertyValues("valueguard.security.users[0].name=reader",
 				"valueguard.security.users[0].password=" + HASH, "valueguard.security.users[0].roles=read",
 				"valueguard.security.users[1].name=writer", "valueguard.security.users[1].password=" + HASH,
-				"valueguard.security.users[1].roles=read,write",
+				"valueguard.security.users[1].roles=read,write", "valueguard.security.users[2].name=ops",
+				"valueguard.security.users[2].password=" + HASH, "valueguard.security.users[2].roles=admin",
 				"valueguard.security.internal-secret=0123456789abcdef0123456789abcdef");
 
 	@Test
@@ -71,6 +72,22 @@ class ApiFilterChainTests {
 			assertThat(send(chain, "DELETE", "/api/bindings?key=alice", "reader").response().getStatus()).isEqualTo(403);
 			assertThat(send(chain, "PUT", "/api/bindings/alice", "writer").handled()).isTrue();
 			assertThat(send(chain, "DELETE", "/api/bindings", "writer").handled()).isTrue();
+		});
+	}
+
+	/** Freeing a value releases whichever key holds it, so a writer of its own keys may not; an administrator may. */
+	@Test
+	void shouldLeaveFreeingAValueToAdministrators() {
+		this.runner.run((context) -> {
+			Filter chain = context.getBean("springSecurityFilterChain", Filter.class);
+			Answer writer = send(chain, "DELETE", "/api/owners/%2B1-555-0100", "writer");
+			assertThat(writer.handled()).isFalse();
+			assertThat(writer.response().getStatus()).isEqualTo(403);
+			assertThat(writer.response().getContentAsString()).contains("SCOPE_valueguard.admin");
+			assertThat(send(chain, "DELETE", "/api/owners?value=a/b", "writer").handled()).isFalse();
+			assertThat(send(chain, "DELETE", "/api/owners/%2B1-555-0100", "ops").handled()).isTrue();
+			// looking a value up stays a read
+			assertThat(send(chain, "GET", "/api/owners/%2B1-555-0100", "reader").handled()).isTrue();
 		});
 	}
 
