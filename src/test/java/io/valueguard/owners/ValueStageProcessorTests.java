@@ -224,6 +224,28 @@ class ValueStageProcessorTests {
 		assertThat(this.foreignRules).containsExactly(ClaimPolicy.LATEST_WINS);
 	}
 
+	/**
+	 * With retention off an erasure's pass starts with its command, and on a store with nothing left to read it ends
+	 * there: the report to the key is in the outbox, and the task asks for a commit rather than leave it to the next
+	 * scheduled one, during which the key's claims are refused.
+	 */
+	@Test
+	void shouldAskForACommitOnceAnErasureIsDone() {
+		ProcessorContext<String, VerdictBatch> context = context();
+		Processor<String, CommandBatch, String, VerdictBatch> processor = started(context, ClaimPolicy.LATEST_WINS);
+		this.commits.at(2_000);
+		CommandBatch batch = new CommandBatch(0,
+				List.of(new CommandBatch.Entry(CommandBatch.NO_VALUE, OwnerCommand.erase("mallory", 1_900, 0))));
+
+		processor.process(new Record<>(null, batch, 1_900, CommandBatch.headers(true, this.rule)));
+
+		assertThat(verdicts(context)).extracting((entry) -> entry.key(), (entry) -> entry.verdict().reason())
+			.containsExactly(tuple("mallory", Verdict.Reason.ERASED));
+		verify(context).commit();
+		// nothing scheduled: no slice is left, and the commit was allowed at once
+		assertThat(this.commits.punctuations()).isEmpty();
+	}
+
 	/** The verdicts the processor put in its outbox, in order. */
 	@SuppressWarnings("unchecked")
 	private static List<VerdictBatch.Entry> verdicts(ProcessorContext<String, VerdictBatch> context) {
@@ -261,7 +283,10 @@ class ValueStageProcessorTests {
 		willAnswer((call) -> this.owners.put(call.getArgument(0), call.getArgument(1))).given(pending)
 			.put(anyString(), any());
 		doReturn(pending).when(context).getStateStore(StageStores.pendingWritesOf(ValueStageProcessor.STORE));
-		doReturn(mock(KeyValueStore.class)).when(context).getStateStore(ValueStageProcessor.STORE);
+		// what the sweep reads of the store: no entry beyond those the table holds
+		KeyValueStore<String, Owner> store = mock(KeyValueStore.class);
+		given(store.range(any(), any())).willReturn(mock(KeyValueIterator.class));
+		doReturn(store).when(context).getStateStore(ValueStageProcessor.STORE);
 		KeyValueStore<String, Erasure> erasures = mock(KeyValueStore.class);
 		given(erasures.all()).willReturn(mock(KeyValueIterator.class));
 		doReturn(erasures).when(context).getStateStore(ValueStageProcessor.ERASURES);
