@@ -186,6 +186,18 @@ class KeyStageProcessorTests {
 		verify(context, times(1)).commit();
 	}
 
+	/** The value stage can start erasing only once the erase commands are out of this task's transaction. */
+	@Test
+	void shouldAskForACommitWhenSomeoneWaitsForAnErasure() {
+		ProcessorContext<Object, Object> context = context(0);
+		Processor<Object, Object, Object, Object> processor = started(context);
+
+		erase(processor, "dan", false, 1_000);
+		verify(context, never()).commit();
+		erase(processor, "eve", true, 2_000);
+		verify(context, times(1)).commit();
+	}
+
 	@Test
 	void shouldAskAgainForAWaitedForClaimOnceTheThrottleAllows() {
 		ProcessorContext<Object, Object> context = context(0);
@@ -251,14 +263,26 @@ class KeyStageProcessorTests {
 		claimsRecord(processor, key, null, waitedFor, now);
 	}
 
+	/** Processes an erasure of {@code key} from the claims topic, with the waiting header or without. */
+	private void erase(Processor<Object, Object, Object, Object> processor, String key, boolean waitedFor, long now) {
+		this.commits.at(now);
+		RecordHeaders headers = headers(waitedFor);
+		headers.add(ClaimHeaders.ERASE, "true".getBytes(StandardCharsets.UTF_8));
+		processor.process(new Record<>(key.getBytes(StandardCharsets.UTF_8), null, now, headers));
+	}
+
 	private void claimsRecord(Processor<Object, Object, Object, Object> processor, String key, byte @Nullable [] value,
 			boolean waitedFor, long now) {
 		this.commits.at(now);
+		processor.process(new Record<>(key.getBytes(StandardCharsets.UTF_8), value, now, headers(waitedFor)));
+	}
+
+	private static RecordHeaders headers(boolean waitedFor) {
 		RecordHeaders headers = new RecordHeaders();
 		if (waitedFor) {
 			headers.add(ClaimHeaders.WAITING, "true".getBytes(StandardCharsets.UTF_8));
 		}
-		processor.process(new Record<>(key.getBytes(StandardCharsets.UTF_8), value, now, headers));
+		return headers;
 	}
 
 	private Processor<Object, Object, Object, Object> started(ProcessorContext<Object, Object> context) {
