@@ -121,7 +121,7 @@ public final class KeyStage {
 			return (value != null) ? Outcome.BEING_ERASED : Outcome.NOTHING_TO_RELEASE;
 		}
 		if (value == null && condition != null && !condition.isMetBy(current)) {
-			// decided in the key's record order, so no claim the key made before it arrived can be taken by it
+			// decided in the key's record order: a claim the key made after the one named, before this arrived, stays
 			return Outcome.CONDITION_NOT_MET;
 		}
 		// A key's records never go back in time: its clock only moves forward.
