@@ -123,7 +123,6 @@ public class ClaimPublisher {
 	 * {@code valueguard.if-value} and {@code valueguard.if-timestamp} ({@link ReleaseCondition}).
 	 */
 	public Receipt releaseIf(String key, ReleaseCondition condition, @Nullable String principal, boolean waitedFor) {
-		validate(key, condition.value());
 		return send(key, null, false, waitedFor, principal, condition);
 	}
 
@@ -140,7 +139,8 @@ public class ClaimPublisher {
 
 	private Receipt send(String key, @Nullable String value, boolean erase, boolean waitedFor,
 			@Nullable String principal, @Nullable ReleaseCondition condition) {
-		validate(key, value);
+		// a conditional release's value must be one a claim could have had
+		validate(key, (condition != null) ? condition.value() : value);
 		int othersUnacknowledged = this.unacknowledged.getAndIncrement();
 		try {
 			String record = (value != null) ? this.format.write(value) : null;

@@ -220,6 +220,7 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 			return;
 		}
 		boolean waitedFor = ClaimHeaders.isWaitedFor(record.headers());
+		boolean erasure = ClaimHeaders.isErasure(record.headers());
 		ReleaseCondition condition;
 		try {
 			condition = ClaimHeaders.releaseCondition(record.headers());
@@ -228,11 +229,11 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 			deadLetter(record, ClaimRejection.INVALID_CONDITION);
 			return;
 		}
-		if (condition != null && (validation.value() != null || ClaimHeaders.isErasure(record.headers()))) {
+		if (condition != null && (validation.value() != null || erasure)) {
 			deadLetter(record, ClaimRejection.INVALID_CONDITION);
 			return;
 		}
-		if (ClaimHeaders.isErasure(record.headers())) {
+		if (erasure) {
 			if (validation.value() != null) {
 				deadLetter(record, ClaimRejection.ERASE_NOT_TOMBSTONE);
 				return;

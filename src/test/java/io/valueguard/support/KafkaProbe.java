@@ -55,6 +55,15 @@ public final class KafkaProbe implements AutoCloseable {
 		for (int i = 0; i < headerPairs.length; i += 2) {
 			record.headers().add(headerPairs[i], headerPairs[i + 1].getBytes(java.nio.charset.StandardCharsets.UTF_8));
 		}
+		send(record);
+	}
+
+	/** A record to the given partition, or the default partitioner's when it is null. */
+	public void send(String topic, Integer partition, byte[] key, byte[] value, long timestamp) {
+		send(new ProducerRecord<>(topic, partition, timestamp, key, value));
+	}
+
+	private void send(ProducerRecord<byte[], byte[]> record) {
 		try {
 			this.producer.send(record).get(30, TimeUnit.SECONDS);
 		}
@@ -63,21 +72,7 @@ public final class KafkaProbe implements AutoCloseable {
 			throw new IllegalStateException(ex);
 		}
 		catch (ExecutionException | TimeoutException ex) {
-			throw new IllegalStateException("Could not produce to " + topic, ex);
-		}
-	}
-
-	/** A record to the given partition, or the default partitioner's when it is null. */
-	public void send(String topic, Integer partition, byte[] key, byte[] value, long timestamp) {
-		try {
-			this.producer.send(new ProducerRecord<>(topic, partition, timestamp, key, value)).get(30, TimeUnit.SECONDS);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException(ex);
-		}
-		catch (ExecutionException | TimeoutException ex) {
-			throw new IllegalStateException("Could not produce to " + topic, ex);
+			throw new IllegalStateException("Could not produce to " + record.topic(), ex);
 		}
 	}
 

@@ -199,11 +199,7 @@ public final class TopologyHarness implements AutoCloseable {
 
 	/** An erasure someone waits for, as {@code DELETE ?erase=true&wait=} sends it: with the waiting header too. */
 	public TopologyHarness waitedForErasure(String key, long timestamp) {
-		RecordHeaders headers = new RecordHeaders();
-		headers.add(ClaimHeaders.ERASE, utf8("true"));
-		headers.add(ClaimHeaders.WAITING, utf8("true"));
-		this.claims.pipeInput(new TestRecord<>(utf8(key), null, headers, timestamp));
-		return this;
+		return record(key, null, timestamp, ClaimHeaders.ERASE, "true", ClaimHeaders.WAITING, "true");
 	}
 
 	/** A claims record with the given headers, each a name and its UTF-8 value. */
