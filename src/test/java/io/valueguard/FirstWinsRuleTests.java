@@ -34,13 +34,13 @@ class FirstWinsRuleTests {
 		matchUniqueIndex(false);
 	}
 
-	/** A conditional release whose claim is gone counts as no record: the index is as without it. */
+	/** A conditional release or claim whose claim is gone counts as no record: the index is as without it. */
 	@Test
-	void shouldMatchUniqueIndexWithConditionalReleasesMixedIn() {
+	void shouldMatchUniqueIndexWithConditionalRecordsMixedIn() {
 		matchUniqueIndex(true);
 	}
 
-	private void matchUniqueIndex(boolean conditionalReleases) {
+	private void matchUniqueIndex(boolean conditions) {
 		for (int i = 0; i < HISTORIES; i++) {
 			long seed = BASE_SEED + i;
 			Random random = new Random(seed);
@@ -48,8 +48,8 @@ class FirstWinsRuleTests {
 			int values = 1 + random.nextInt(4);
 			HistoryGenerator generator = new HistoryGenerator(random, keys, values);
 			List<InputRecord> history = generator.history(5 + random.nextInt(60));
-			if (conditionalReleases) {
-				history = generator.withConditionalReleases(history, false);
+			if (conditions) {
+				history = generator.withConditions(history, false);
 			}
 			String reproduce = "seed " + seed + " (-Dvalueguard.seed=" + seed + " -Dvalueguard.histories=1), history "
 					+ history;

@@ -15,7 +15,7 @@ import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.valueguard.claims.ClaimFormat;
 import io.valueguard.claims.ClaimPublisher;
 import io.valueguard.claims.ClaimRejection;
-import io.valueguard.claims.ReleaseCondition;
+import io.valueguard.claims.ClaimCondition;
 import io.valueguard.config.QueryProperties;
 import io.valueguard.routing.Answer;
 import io.valueguard.routing.BindingLookups;
@@ -190,7 +190,7 @@ class BindingsController {
 		if (claim == null || claim.erasing() || !value.equals(claim.value())) {
 			throw new ConditionNotMetException(key, value);
 		}
-		return this.conditionalReleases.release(key, new ReleaseCondition(value, claim.timestamp()), patience, caller);
+		return this.conditionalReleases.release(key, new ClaimCondition(value, claim.timestamp()), patience, caller);
 	}
 
 	@Operation(summary = "The value a key holds", description = "Answered by the instance that holds the key's "

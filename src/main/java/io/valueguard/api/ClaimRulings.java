@@ -13,7 +13,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.valueguard.claims.ClaimPublisher;
-import io.valueguard.claims.ReleaseCondition;
+import io.valueguard.claims.ClaimCondition;
 import io.valueguard.config.ClaimPolicy;
 import io.valueguard.config.QueryProperties;
 import io.valueguard.config.ValueGuardProperties;
@@ -152,7 +152,7 @@ class ClaimRulings implements SmartLifecycle, AutoCloseable {
 	 * What the conditional release the receipt names did, once the key's claim shows it: {@link Release#NOT_RELEASED}
 	 * when the claim {@code condition} names had gone before it arrived; null as for {@link #ruling}.
 	 */
-	CompletableFuture<@Nullable Release> conditionalRelease(ClaimPublisher.Receipt receipt, ReleaseCondition condition,
+	CompletableFuture<@Nullable Release> conditionalRelease(ClaimPublisher.Receipt receipt, ClaimCondition condition,
 			Duration wait) {
 		return whileAllowedToWait(this.releaseTime,
 				() -> this.loop.submit(new ConditionalReleaseWait(receipt, condition), wait));
@@ -311,9 +311,9 @@ class ClaimRulings implements SmartLifecycle, AutoCloseable {
 
 		private final ClaimPublisher.Receipt receipt;
 
-		private final ReleaseCondition condition;
+		private final ClaimCondition condition;
 
-		ConditionalReleaseWait(ClaimPublisher.Receipt receipt, ReleaseCondition condition) {
+		ConditionalReleaseWait(ClaimPublisher.Receipt receipt, ClaimCondition condition) {
 			super(receipt.key());
 			this.receipt = receipt;
 			this.condition = condition;

@@ -4,7 +4,7 @@ import java.security.Principal;
 import java.time.Duration;
 
 import io.valueguard.claims.ClaimPublisher;
-import io.valueguard.claims.ReleaseCondition;
+import io.valueguard.claims.ClaimCondition;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.stereotype.Component;
@@ -27,7 +27,7 @@ class ConditionalReleases {
 	}
 
 	/** 202 with the receipt; with {@code patience}, 200 once released, 409 if the key had left the claim first. */
-	Object release(String key, ReleaseCondition condition, @Nullable Duration patience, @Nullable Principal caller) {
+	Object release(String key, ClaimCondition condition, @Nullable Duration patience, @Nullable Principal caller) {
 		ClaimPublisher.Receipt receipt = this.publisher.releaseIf(key, condition, WriteAnswers.nameOf(caller),
 				patience != null);
 		if (patience == null) {

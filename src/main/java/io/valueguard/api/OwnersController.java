@@ -13,7 +13,7 @@ import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.valueguard.claims.ClaimPublisher;
-import io.valueguard.claims.ReleaseCondition;
+import io.valueguard.claims.ClaimCondition;
 import io.valueguard.config.QueryProperties;
 import io.valueguard.routing.Answer;
 import io.valueguard.routing.Listings;
@@ -80,7 +80,7 @@ class OwnersController {
 		if (owner == null) {
 			throw new NotFoundException("owner", "value", value, holder);
 		}
-		return this.conditionalReleases.release(owner.key(), new ReleaseCondition(value, owner.timestamp()), patience,
+		return this.conditionalReleases.release(owner.key(), new ClaimCondition(value, owner.timestamp()), patience,
 				caller);
 	}
 

@@ -34,15 +34,16 @@ public final class ClaimHeaders {
 	public static final String PRINCIPAL = "valueguard.principal";
 
 	/**
-	 * On a tombstone: let go only if the key's latest claim is of this value (UTF-8; the value as the key stage keeps
-	 * it, so for JSON claims the one at {@code valueguard.claims.value-pointer}), and otherwise change nothing
-	 * ({@link ReleaseCondition}). {@code DELETE ?value=} sends it.
+	 * On a tombstone or a claim: apply it only if the key's latest claim is of this value (UTF-8; the value as the key
+	 * stage keeps it, so for JSON claims the one at {@code valueguard.claims.value-pointer}), and otherwise change
+	 * nothing ({@link ClaimCondition}): a conditional release, or a move from that value. {@code DELETE ?value=} and
+	 * {@code PUT ?from=} send it.
 	 */
 	public static final String IF_VALUE = "valueguard.if-value";
 
 	/**
 	 * With {@link #IF_VALUE}: and only if that claim's effective timestamp is this one (decimal milliseconds, as
-	 * {@code GET /api/claims/{key}} shows it). {@code DELETE ?value=} sends the one it read.
+	 * {@code GET /api/claims/{key}} shows it). {@code DELETE ?value=} and {@code PUT ?from=} send the one they read.
 	 */
 	public static final String IF_TIMESTAMP = "valueguard.if-timestamp";
 
@@ -54,7 +55,7 @@ public final class ClaimHeaders {
 	 * @throws IllegalArgumentException when they set one that cannot be read: a value that is not UTF-8, a timestamp
 	 * that is not a number, or a timestamp without a value
 	 */
-	static @Nullable ReleaseCondition releaseCondition(Headers headers) {
+	static @Nullable ClaimCondition condition(Headers headers) {
 		Header value = headers.lastHeader(IF_VALUE);
 		Header timestamp = headers.lastHeader(IF_TIMESTAMP);
 		if (value == null && timestamp == null) {
@@ -67,7 +68,7 @@ public final class ClaimHeaders {
 		if (expected == null || expected.isEmpty()) {
 			throw new IllegalArgumentException(IF_VALUE + " is empty or not UTF-8");
 		}
-		return new ReleaseCondition(expected, (timestamp != null) ? number(timestamp.value()) : null);
+		return new ClaimCondition(expected, (timestamp != null) ? number(timestamp.value()) : null);
 	}
 
 	private static long number(byte @Nullable [] bytes) {

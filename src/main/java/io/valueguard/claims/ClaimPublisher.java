@@ -120,10 +120,20 @@ public class ClaimPublisher {
 
 	/**
 	 * Gives up the key's claim only if it is still the one {@code condition} names: a tombstone with the headers
-	 * {@code valueguard.if-value} and {@code valueguard.if-timestamp} ({@link ReleaseCondition}).
+	 * {@code valueguard.if-value} and {@code valueguard.if-timestamp} ({@link ClaimCondition}).
 	 */
-	public Receipt releaseIf(String key, ReleaseCondition condition, @Nullable String principal, boolean waitedFor) {
+	public Receipt releaseIf(String key, ClaimCondition condition, @Nullable String principal, boolean waitedFor) {
 		return send(key, null, false, waitedFor, principal, condition);
+	}
+
+	/**
+	 * Claims {@code value} for {@code key} only if the key's latest claim is still the one {@code condition} names (a
+	 * move from that value): a claim with the headers {@code valueguard.if-value} and {@code valueguard.if-timestamp}.
+	 */
+	public Receipt claimIf(String key, String value, ClaimCondition condition, @Nullable String principal,
+			boolean waitedFor) {
+		validate(key, condition.value());
+		return send(key, value, false, waitedFor, principal, condition);
 	}
 
 	/**
@@ -138,9 +148,9 @@ public class ClaimPublisher {
 	}
 
 	private Receipt send(String key, @Nullable String value, boolean erase, boolean waitedFor,
-			@Nullable String principal, @Nullable ReleaseCondition condition) {
-		// a conditional release's value must be one a claim could have had
-		validate(key, (condition != null) ? condition.value() : value);
+			@Nullable String principal, @Nullable ClaimCondition condition) {
+		// a conditional release's value must be one a claim could have had (a conditional claim's is checked apart)
+		validate(key, (condition != null && value == null) ? condition.value() : value);
 		int othersUnacknowledged = this.unacknowledged.getAndIncrement();
 		try {
 			String record = (value != null) ? this.format.write(value) : null;
@@ -183,7 +193,7 @@ public class ClaimPublisher {
 	}
 
 	private ProducerRecord<String, String> withHeaders(String key, @Nullable String value, boolean erase,
-			boolean waitedFor, @Nullable String principal, @Nullable ReleaseCondition condition) {
+			boolean waitedFor, @Nullable String principal, @Nullable ClaimCondition condition) {
 		ProducerRecord<String, String> record = new ProducerRecord<>(this.topic, key, value);
 		if (condition != null) {
 			record.headers().add(ClaimHeaders.IF_VALUE, condition.value().getBytes(StandardCharsets.UTF_8));

@@ -26,8 +26,8 @@ public enum ClaimRejection {
 
 	ERASE_NOT_TOMBSTONE("a record with the header valueguard.erase must be a tombstone (a null value)"),
 
-	INVALID_CONDITION("a conditional release must be a tombstone without valueguard.erase, its header "
-			+ "valueguard.if-value a non-empty UTF-8 value and valueguard.if-timestamp, if any, a decimal number"),
+	INVALID_CONDITION("a condition (valueguard.if-value) cannot be set on an erasure; its header valueguard.if-value "
+			+ "must be a non-empty UTF-8 value and valueguard.if-timestamp, if any, a decimal number"),
 
 	WRONG_PARTITION("the record is on a partition of ValueGuard's internal rerouted-claims topic that is not its key's: "
 			+ "something other than ValueGuard wrote it there, or the topic's partitions changed");

@@ -49,7 +49,10 @@ public final class KeyStage {
 		RELEASED,
 		/** A tombstone for a key that holds nothing. */
 		NOTHING_TO_RELEASE,
-		/** A conditional release for a claim the key no longer has: nothing changes, the key's clock included. */
+		/**
+		 * A conditional release or claim naming a claim the key no longer has: nothing changes, the key's clock
+		 * included.
+		 */
 		CONDITION_NOT_MET,
 		/** A claim more than the retention behind the stream time: refused, to the DLQ, nothing changes. */
 		TOO_OLD,
@@ -106,11 +109,12 @@ public final class KeyStage {
 	}
 
 	/**
-	 * As above; a tombstone with a {@code condition} lets go only of the claim it names, and otherwise changes nothing
+	 * As above; a record with a {@code condition} applies only if the key's latest claim is the one it names (a
+	 * conditional release lets go of that claim, a conditional claim moves from it), and otherwise changes nothing
 	 * ({@link Outcome#CONDITION_NOT_MET}).
 	 */
 	public Outcome apply(String key, @Nullable String value, long recordTimestamp, int partition, long streamTime,
-			@Nullable ReleaseCondition condition) {
+			@Nullable ClaimCondition condition) {
 		if (value != null && this.retention.expired(recordTimestamp, streamTime)) {
 			// it might be ordered against an entry already forgotten; a tombstone never is, it only lets go
 			return Outcome.TOO_OLD;
@@ -120,7 +124,7 @@ public final class KeyStage {
 			// a claim now would be erased with the old ones, or outlive the erasure unnoticed: the DLQ keeps it
 			return (value != null) ? Outcome.BEING_ERASED : Outcome.NOTHING_TO_RELEASE;
 		}
-		if (value == null && condition != null && !condition.isMetBy(current)) {
+		if (condition != null && !condition.isMetBy(current)) {
 			// decided in the key's record order: a claim the key made after the one named, before this arrived, stays
 			return Outcome.CONDITION_NOT_MET;
 		}

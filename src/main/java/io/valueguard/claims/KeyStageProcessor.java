@@ -221,15 +221,15 @@ final class KeyStageProcessor implements Processor<Object, Object, Object, Objec
 		}
 		boolean waitedFor = ClaimHeaders.isWaitedFor(record.headers());
 		boolean erasure = ClaimHeaders.isErasure(record.headers());
-		ReleaseCondition condition;
+		ClaimCondition condition;
 		try {
-			condition = ClaimHeaders.releaseCondition(record.headers());
+			condition = ClaimHeaders.condition(record.headers());
 		}
 		catch (IllegalArgumentException ex) {
 			deadLetter(record, ClaimRejection.INVALID_CONDITION);
 			return;
 		}
-		if (condition != null && (validation.value() != null || erasure)) {
+		if (condition != null && erasure) {
 			deadLetter(record, ClaimRejection.INVALID_CONDITION);
 			return;
 		}

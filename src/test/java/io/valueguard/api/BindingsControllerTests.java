@@ -6,7 +6,7 @@ import java.util.concurrent.CompletableFuture;
 
 import io.valueguard.claims.ClaimPublisher;
 import io.valueguard.claims.ClaimRejection;
-import io.valueguard.claims.ReleaseCondition;
+import io.valueguard.claims.ClaimCondition;
 import io.valueguard.config.QueryProperties;
 import io.valueguard.routing.Answer;
 import io.valueguard.routing.BindingLookups;
@@ -347,7 +347,7 @@ class BindingsControllerTests {
 	void shouldReleaseIfTheKeyStillClaimsTheValueNamingTheClaimItHasNow() throws Exception {
 		given(this.bindings.claimNow("device-7"))
 			.willReturn(new Answer<>(new ClaimView("device-7", "user-alice", 1500, true, false, false), "host-a:8080", null));
-		ReleaseCondition condition = new ReleaseCondition("user-alice", 1500L);
+		ClaimCondition condition = new ClaimCondition("user-alice", 1500L);
 		given(this.publisher.releaseIf("device-7", condition, null, false))
 			.willReturn(new ClaimPublisher.Receipt("device-7", null, "valueguard.claims", 4, 12, 2000));
 
@@ -384,7 +384,7 @@ class BindingsControllerTests {
 	void shouldAnswer409WhenTheKeyStageFoundTheClaimGoneBeforeTheWaitedRelease() throws Exception {
 		given(this.bindings.claimNow("device-7"))
 			.willReturn(new Answer<>(new ClaimView("device-7", "user-alice", 1500, true, false, false), "host-a:8080", null));
-		ReleaseCondition condition = new ReleaseCondition("user-alice", 1500L);
+		ClaimCondition condition = new ClaimCondition("user-alice", 1500L);
 		ClaimPublisher.Receipt receipt = new ClaimPublisher.Receipt("device-7", null, "valueguard.claims", 4, 12, 2000);
 		given(this.publisher.releaseIf("device-7", condition, null, true)).willReturn(receipt);
 		CompletableFuture<@Nullable Release> release = new CompletableFuture<>();
@@ -403,7 +403,7 @@ class BindingsControllerTests {
 	void shouldFreeAValueByReleasingExactlyTheClaimThatHoldsIt() throws Exception {
 		given(this.router.ownerNow("+1-555-0100"))
 			.willReturn(new Answer<>(new OwnerView("+1-555-0100", "alice", 1500), "host-b:8080", null));
-		ReleaseCondition condition = new ReleaseCondition("+1-555-0100", 1500L);
+		ClaimCondition condition = new ClaimCondition("+1-555-0100", 1500L);
 		ClaimPublisher.Receipt receipt = new ClaimPublisher.Receipt("alice", null, "valueguard.claims", 2, 30, 2000);
 		given(this.publisher.releaseIf("alice", condition, "ops", true)).willReturn(receipt);
 		given(this.rulings.conditionalRelease(receipt, condition, Duration.ofSeconds(5)))

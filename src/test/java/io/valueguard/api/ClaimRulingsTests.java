@@ -14,7 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.valueguard.claims.ClaimPublisher;
-import io.valueguard.claims.ReleaseCondition;
+import io.valueguard.claims.ClaimCondition;
 import io.valueguard.messages.RulingBell;
 import io.valueguard.routing.ClaimView;
 import io.valueguard.routing.LookupRouter;
@@ -344,7 +344,7 @@ class ClaimRulingsTests {
 
 	@Test
 	void shouldAnswerAConditionalReleaseOnceTheKeyStageHasTakenTheClaimItNames() throws Exception {
-		ReleaseCondition condition = new ReleaseCondition("phone", 50L);
+		ClaimCondition condition = new ClaimCondition("phone", 50L);
 		this.claims.put("alice", new ClaimView("alice", "phone", 50, true, false, false));
 		CompletableFuture<@Nullable Release> release = this.rulings.conditionalRelease(receipt("alice", null, 100),
 				condition, Duration.ofSeconds(10));
@@ -363,7 +363,7 @@ class ClaimRulingsTests {
 	 */
 	@Test
 	void shouldSayAConditionalReleaseFoundItsClaimGone() {
-		ReleaseCondition condition = new ReleaseCondition("phone", 50L);
+		ClaimCondition condition = new ClaimCondition("phone", 50L);
 		this.claims.put("alice", new ClaimView("alice", "phone", 80, true, false, false));
 
 		Release release = this.rulings.conditionalRelease(receipt("alice", null, 100), condition,
@@ -373,7 +373,7 @@ class ClaimRulingsTests {
 		assertThat(release.timestamp()).isEqualTo(80);
 		// a release at an earlier time than this one's is another's, before it: this one found nothing to take
 		this.claims.put("bob", new ClaimView("bob", null, 70, false, false, false));
-		assertThat(this.rulings.conditionalRelease(receipt("bob", null, 100), new ReleaseCondition("seat", 60L),
+		assertThat(this.rulings.conditionalRelease(receipt("bob", null, 100), new ClaimCondition("seat", 60L),
 				Duration.ofSeconds(5)).join().released()).isFalse();
 	}
 

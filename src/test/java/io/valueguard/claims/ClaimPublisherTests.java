@@ -78,7 +78,7 @@ class ClaimPublisherTests {
 		ArgumentCaptor<ProducerRecord<String, String>> sent = acknowledgeRecords(
 				new RecordMetadata(new TopicPartition("valueguard.claims", 1), 7, 0, 99, 5, 0));
 
-		this.publisher.releaseIf("device-7", new ReleaseCondition("user-alice", 1234L), null, false);
+		this.publisher.releaseIf("device-7", new ClaimCondition("user-alice", 1234L), null, false);
 
 		assertThat(sent.getValue().value()).isNull();
 		assertThat(sent.getValue().headers().lastHeader(ClaimHeaders.IF_VALUE).value()).asString(UTF_8)
@@ -89,7 +89,7 @@ class ClaimPublisherTests {
 		assertThat(sent.getValue().headers().lastHeader(ClaimHeaders.ERASE)).isNull();
 		// a condition on a value no claim could have is refused before anything is sent
 		assertThatExceptionOfType(ClaimPublisher.InvalidClaimException.class)
-			.isThrownBy(() -> this.publisher.releaseIf("device-7", new ReleaseCondition("", null), null, false));
+			.isThrownBy(() -> this.publisher.releaseIf("device-7", new ClaimCondition("", null), null, false));
 	}
 
 	@Test

@@ -4,7 +4,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-import io.valueguard.claims.ReleaseCondition;
+import io.valueguard.claims.ClaimCondition;
 import io.valueguard.messages.OwnerCommand;
 
 /**
@@ -28,7 +28,7 @@ public final class FirstWinsModel {
 	/** Records each key's latest record from the history; records of one key must be in their offset order. */
 	public FirstWinsModel history(List<InputRecord> records) {
 		for (InputRecord record : records) {
-			ReleaseCondition condition = record.condition();
+			ClaimCondition condition = record.condition();
 			if (condition != null && condition.timestamp() != null) {
 				// the key stage's effective timestamps under first-wins depend on its rulings: not modelled here
 				throw new IllegalArgumentException("Conditions on a timestamp are not modelled: " + record);

@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 
-import io.valueguard.claims.ReleaseCondition;
+import io.valueguard.claims.ClaimCondition;
 
 /**
  * Random claim histories with the shapes that break naive designs: many keys racing for few values, timestamps out
@@ -45,11 +45,11 @@ public final class HistoryGenerator {
 	}
 
 	/**
-	 * The history with a conditional release after about one record in five, for a key of the history so far: of a
-	 * value it claimed (or any value), and with {@code timestamps} either none, the timestamp of one of its records, or
-	 * a nearby one; without, none.
+	 * The history with a conditional record after about one record in five, for a key of the history so far: a
+	 * release, or a claim of another value (a move), either naming a value the key claimed (or any value), and with
+	 * {@code timestamps} either none, the timestamp of one of its records, or a nearby one; without, none.
 	 */
-	public List<InputRecord> withConditionalReleases(List<InputRecord> claims, boolean timestamps) {
+	public List<InputRecord> withConditions(List<InputRecord> claims, boolean timestamps) {
 		List<InputRecord> history = new ArrayList<>();
 		Map<String, List<InputRecord>> byKey = new LinkedHashMap<>();
 		for (InputRecord record : claims) {
@@ -68,7 +68,9 @@ public final class HistoryGenerator {
 				case 1 -> named.timestamp();
 				default -> timestamp();
 			};
-			history.add(InputRecord.releaseIf(key, timestamp(), new ReleaseCondition(value, timestamp)));
+			ClaimCondition condition = new ClaimCondition(value, timestamp);
+			history.add(this.random.nextBoolean() ? InputRecord.releaseIf(key, timestamp(), condition)
+					: InputRecord.claimIf(key, value(), timestamp(), condition));
 		}
 		return history;
 	}

@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import io.valueguard.claims.ReleaseCondition;
+import io.valueguard.claims.ClaimCondition;
 
 
 /**
@@ -100,7 +100,7 @@ public final class ReferenceModel {
 	}
 
 	/** True when the key's latest record is a claim of the condition's value (at its timestamp, if it names one). */
-	public boolean claimIs(String key, ReleaseCondition condition) {
+	public boolean claimIs(String key, ClaimCondition condition) {
 		Long clock = this.clocks.get(key);
 		return clock != null && condition.value().equals(this.lastValues.get(key))
 				&& (condition.timestamp() == null || condition.timestamp().longValue() == clock);

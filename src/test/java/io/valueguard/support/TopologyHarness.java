@@ -217,6 +217,11 @@ public final class TopologyHarness implements AutoCloseable {
 		return record(key, null, timestamp, ClaimHeaders.IF_VALUE, value);
 	}
 
+	/** A claim of {@code value} only if the key's latest claim is of {@code from}, as {@code PUT ?from=} sends it. */
+	public TopologyHarness claimIf(String key, String value, String from, long timestamp) {
+		return record(key, value, timestamp, ClaimHeaders.IF_VALUE, from);
+	}
+
 	/** A record with the erase header, a claim or a tombstone as {@code value} says. */
 	public TopologyHarness claims(String key, @Nullable String value, long timestamp, boolean eraseHeader) {
 		RecordHeaders headers = new RecordHeaders();

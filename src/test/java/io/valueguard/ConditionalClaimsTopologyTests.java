@@ -19,17 +19,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
 /**
- * A conditional release lets go of the key's claim only if it is still the claim the release names (its value, and
- * its effective timestamp when given), decided in the key's record order; otherwise it changes nothing, not even the
- * key's clock. Through the real topology, both stages in one driver.
+ * A conditional release lets go of the key's claim, and a conditional claim moves the key from it, only if it is still
+ * the claim the record names (its value, and its effective timestamp when given), decided in the key's record order;
+ * otherwise the record changes nothing, not even the key's clock. Through the real topology, both stages in one
+ * driver.
  */
 @ParameterizedClass(name = "{0}")
 @EnumSource(ClaimPolicy.class)
-class ConditionalReleaseTopologyTests {
+class ConditionalClaimsTopologyTests {
+
+	private final ClaimPolicy policy;
 
 	private final TopologyHarness harness;
 
-	ConditionalReleaseTopologyTests(ClaimPolicy policy) {
+	ConditionalClaimsTopologyTests(ClaimPolicy policy) {
+		this.policy = policy;
 		this.harness = new TopologyHarness(TestProperties.of(Map.of("valueguard.policy", policy.name())),
 				KeyStageEvents.NONE);
 	}
@@ -95,15 +99,101 @@ class ConditionalReleaseTopologyTests {
 		assertThat(this.harness.heldValues()).isEmpty();
 	}
 
+	@Test
+	void shouldMoveFromTheValueTheKeyStillClaims() {
+		this.harness.claim("account-1", "+4912345", 1_000).claim("account-2", "+4967890", 1_100);
+
+		this.harness.claimIf("account-1", "+4955555", "+4912345", 2_000);
+
+		assertThat(this.harness.boundValues()).containsOnly(Map.entry("account-1", "+4955555"),
+				Map.entry("account-2", "+4967890"));
+		assertThat(this.harness.heldValues()).containsOnly(Map.entry("+4955555", "account-1"),
+				Map.entry("+4967890", "account-2"));
+		assertThat(this.harness.keyClaim("account-1").timestamp()).isEqualTo(2_000);
+	}
+
+	/**
+	 * The change from the old number arrives after the account moved to another one: it must not undo that move, nor
+	 * take the number it names from whoever holds it.
+	 */
+	@Test
+	void shouldNotMoveAKeyThatMovedElsewhereMeanwhile() {
+		this.harness.claim("account-1", "+4912345", 1_000)
+			.claim("account-1", "+4977777", 2_000)
+			.claim("account-2", "+4955555", 2_100);
+		this.harness.bindingRecords();
+
+		this.harness.claimIf("account-1", "+4955555", "+4912345", 3_000);
+
+		assertThat(this.harness.boundValues()).containsOnly(Map.entry("account-1", "+4977777"),
+				Map.entry("account-2", "+4955555"));
+		assertThat(this.harness.heldValues()).containsOnly(Map.entry("+4977777", "account-1"),
+				Map.entry("+4955555", "account-2"));
+		assertThat(this.harness.bindingRecords()).as("nothing published").isEmpty();
+		assertThat(this.harness.evictionEvents()).as("nobody lost anything").isEmpty();
+		assertThat(this.harness.dlqRecords()).as("a condition not met is no error").isEmpty();
+		this.harness.claim("account-1", "+4988888", 2_500);
+		assertThat(this.harness.keyClaim("account-1").timestamp()).as("the key's clock did not move").isEqualTo(2_500);
+	}
+
+	/** A move is a claim: under latest-wins it takes the value from its holder, under first-wins it is refused. */
+	@Test
+	void shouldRuleOnAMoveAsOnAnyClaim() {
+		this.harness.claim("account-1", "+4912345", 1_000).claim("account-2", "+4955555", 1_100);
+
+		this.harness.claimIf("account-1", "+4955555", "+4912345", 2_000);
+
+		assertThat(this.harness.heldValues()).as("the old number is let go either way")
+			.doesNotContainKey("+4912345");
+		if (this.policy == ClaimPolicy.LATEST_WINS) {
+			assertThat(this.harness.boundValues()).containsOnly(Map.entry("account-1", "+4955555"));
+			assertThat(this.harness.evictionEvents()).extracting((event) -> event.key()).containsExactly("account-2");
+		}
+		else {
+			assertThat(this.harness.boundValues()).containsOnly(Map.entry("account-2", "+4955555"));
+			assertThat(this.harness.keyClaim("account-1").bound()).isFalse();
+		}
+	}
+
+	@Test
+	void shouldNotMoveAKeyThatClaimsNothing() {
+		this.harness.claim("account-1", "+4912345", 1_000).tombstone("account-1", 2_000);
+
+		this.harness.claimIf("account-1", "+4955555", "+4912345", 3_000)
+			.claimIf("account-9", "+4955555", "+4912345", 3_000);
+
+		assertThat(this.harness.keyClaim("account-1").value()).isNull();
+		assertThat(this.harness.keyClaim("account-1").timestamp()).isEqualTo(2_000);
+		assertThat(this.harness.keyClaim("account-9")).as("a key never claimed gets no entry").isNull();
+		assertThat(this.harness.heldValues()).isEmpty();
+	}
+
+	/** With the timestamp, a move meant for an earlier claim of the value does not act on a later one. */
+	@Test
+	void shouldMoveOnlyFromTheClaimTheTimestampNames() {
+		this.harness.claim("account-1", "+4912345", 1_000)
+			.claim("account-1", "+4977777", 2_000)
+			.claim("account-1", "+4912345", 3_000);
+
+		this.harness.record("account-1", "+4955555", 4_000, ClaimHeaders.IF_VALUE, "+4912345",
+				ClaimHeaders.IF_TIMESTAMP, "1000");
+		assertThat(this.harness.boundValues()).containsOnly(Map.entry("account-1", "+4912345"));
+
+		this.harness.record("account-1", "+4955555", 4_000, ClaimHeaders.IF_VALUE, "+4912345",
+				ClaimHeaders.IF_TIMESTAMP, "3000");
+		assertThat(this.harness.boundValues()).containsOnly(Map.entry("account-1", "+4955555"));
+		assertThat(this.harness.heldValues()).containsOnly(Map.entry("+4955555", "account-1"));
+	}
+
 	/** Records that set a condition the key stage cannot read, or may not apply, go to the DLQ and change nothing. */
 	@Test
 	void shouldSendConditionsItCannotApplyToTheDeadLetterQueue() {
 		this.harness.claim("device-7", "user-alice", 1_000);
 
-		// a claim with a condition, an erasure with one, a timestamp alone, a timestamp that is no number
-		this.harness.record("device-7", "user-bob", 2_000, ClaimHeaders.IF_VALUE, "user-alice");
+		// an erasure with a condition, a timestamp alone, on a release and on a claim, a timestamp that is no number
 		this.harness.record("device-7", null, 2_000, ClaimHeaders.IF_VALUE, "user-alice", ClaimHeaders.ERASE, "true");
 		this.harness.record("device-7", null, 2_000, ClaimHeaders.IF_TIMESTAMP, "1000");
+		this.harness.record("device-7", "user-bob", 2_000, ClaimHeaders.IF_TIMESTAMP, "1000");
 		this.harness.record("device-7", null, 2_000, ClaimHeaders.IF_VALUE, "user-alice", ClaimHeaders.IF_TIMESTAMP,
 				"yesterday");
 		// a value that is not UTF-8

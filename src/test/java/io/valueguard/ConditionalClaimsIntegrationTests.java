@@ -30,7 +30,7 @@ import static org.awaitility.Awaitility.await;
 @Tag("integration")
 @EmbeddedKafka(partitions = 1, brokerProperties = { "transaction.state.log.replication.factor=1",
 		"transaction.state.log.min.isr=1", "offsets.topic.replication.factor=1" })
-class ConditionalReleaseIntegrationTests {
+class ConditionalClaimsIntegrationTests {
 
 	private static final Duration PATIENCE = Duration.ofSeconds(120);
 
