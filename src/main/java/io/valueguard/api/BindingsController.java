@@ -80,20 +80,31 @@ class BindingsController {
 		this.properties = properties;
 	}
 
+	static final String FROM = "claim only if the key still claims this value, and the claim the key has now (a move "
+			+ "from it): 409 at once if it does not; if the key claims anew before this claim is applied, of this value "
+			+ "or another, nothing is claimed (409 with wait)";
+
 	@Operation(summary = "Claim a value for a key", description = "The body, UTF-8 text, is the value. Without wait: "
 			+ "202 once the claim is on the claims topic; the binding changes once the stream has processed it. With "
 			+ "wait: 200 with the ruling once the value stage has ruled on this claim (BOUND, or LOST with who holds "
 			+ "the value), or 202 as without it if there was no ruling within the wait. A ruling is a fact at that "
-			+ "moment: a later, greater claim may still take the value.")
+			+ "moment: a later, greater claim may still take the value. With from: only from the key's current claim "
+			+ "of that value.")
 	@ApiResponse(responseCode = "200", description = "The ruling on this claim (with wait)",
 			content = @Content(schema = @Schema(implementation = Ruling.class)))
 	@ApiResponse(responseCode = "202", description = "On the claims topic; Location says where to look it up",
 			content = @Content(schema = @Schema(implementation = ClaimPublisher.Receipt.class)))
+	@ApiResponse(responseCode = "409", description = "With from: the key does not claim it (nothing was claimed)",
+			content = @Content(mediaType = MediaType.APPLICATION_PROBLEM_JSON_VALUE))
 	@PutMapping(path = "/{key}", consumes = MediaType.TEXT_PLAIN_VALUE)
 	Object claim(@PathVariable String key, @RequestBody(required = false) byte @Nullable [] value,
 			@Parameter(description = WAIT) @RequestParam(required = false) @Nullable String wait,
+			@Parameter(description = FROM) @RequestParam(required = false) @Nullable String from,
 			@Nullable Principal caller) {
 		Duration patience = Responses.wait(wait, this.properties);
+		if (from != null) {
+			return claimIf(key, text(value), from, patience, caller);
+		}
 		if (patience == null) {
 			return WriteAnswers.accepted(key, this.publisher.publish(key, text(value), WriteAnswers.nameOf(caller)));
 		}
@@ -102,17 +113,42 @@ class BindingsController {
 	}
 
 	@Operation(summary = "Claim a value for a key given as a query parameter",
-			description = "For keys a path segment cannot carry, such as keys with '/'; wait as above.")
+			description = "For keys a path segment cannot carry, such as keys with '/'; wait and from as above.")
 	@ApiResponse(responseCode = "200", description = "The ruling on this claim (with wait)",
 			content = @Content(schema = @Schema(implementation = Ruling.class)))
 	@ApiResponse(responseCode = "202", description = "On the claims topic; Location says where to look it up",
 			content = @Content(schema = @Schema(implementation = ClaimPublisher.Receipt.class)))
+	@ApiResponse(responseCode = "409", description = "With from: the key does not claim it (nothing was claimed)",
+			content = @Content(mediaType = MediaType.APPLICATION_PROBLEM_JSON_VALUE))
 	@PutMapping(params = "key", consumes = MediaType.TEXT_PLAIN_VALUE)
 	Object claimByParameter(@RequestParam String key,
 			@RequestBody(required = false) byte @Nullable [] value,
 			@Parameter(description = WAIT) @RequestParam(required = false) @Nullable String wait,
+			@Parameter(description = FROM) @RequestParam(required = false) @Nullable String from,
 			@Nullable Principal caller) {
-		return claim(key, value, wait, caller);
+		return claim(key, value, wait, from, caller);
+	}
+
+	/**
+	 * A move from the key's current claim of {@code from}: the condition names that claim by its effective timestamp
+	 * as the key's active store has it now, so the key stage claims nothing if the key claimed anew after this read.
+	 */
+	private Object claimIf(String key, String value, String from, @Nullable Duration patience,
+			@Nullable Principal caller) {
+		this.publisher.validate(key, value);
+		this.publisher.validate(key, from);
+		ClaimView claim = this.bindings.claimNow(key).entry();
+		if (claim == null || claim.erasing() || !from.equals(claim.value())) {
+			throw new ConditionNotMetException(key, from, "nothing was claimed");
+		}
+		ClaimCondition condition = new ClaimCondition(from, claim.timestamp());
+		ClaimPublisher.Receipt receipt = this.publisher.claimIf(key, value, condition, WriteAnswers.nameOf(caller),
+				patience != null);
+		if (patience == null) {
+			return WriteAnswers.accepted(key, receipt);
+		}
+		return WriteAnswers.answered(this.rulings.conditionalClaim(receipt, condition, patience), patience, key,
+				receipt);
 	}
 
 	static final String ERASE = "also erase the key's name from both stages' stores, from the bindings topic and the "
@@ -188,7 +224,7 @@ class BindingsController {
 		this.publisher.validate(key, value);
 		ClaimView claim = this.bindings.claimNow(key).entry();
 		if (claim == null || claim.erasing() || !value.equals(claim.value())) {
-			throw new ConditionNotMetException(key, value);
+			throw new ConditionNotMetException(key, value, "nothing was released");
 		}
 		return this.conditionalReleases.release(key, new ClaimCondition(value, claim.timestamp()), patience, caller);
 	}

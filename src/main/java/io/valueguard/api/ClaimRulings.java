@@ -159,6 +159,17 @@ class ClaimRulings implements SmartLifecycle, AutoCloseable {
 	}
 
 	/**
+	 * The ruling on the conditional claim the receipt names (a move from the claim {@code condition} names), or
+	 * {@link MoveNotMade} once the key's claim shows that it had left that claim before this one arrived; null as for
+	 * {@link #ruling}.
+	 */
+	CompletableFuture<@Nullable Object> conditionalClaim(ClaimPublisher.Receipt receipt, ClaimCondition condition,
+			Duration wait) {
+		return whileAllowedToWait(this.claimTime,
+				() -> this.loop.submit(new ConditionalClaimWait(receipt, condition), wait));
+	}
+
+	/**
 	 * The erasure the receipt names once it is done: the key stage's entry showed the erasure under way, and then was
 	 * gone, which it is once every value stage partition has erased the name. Null if that was not seen within the
 	 * wait.
@@ -272,7 +283,7 @@ class ClaimRulings implements SmartLifecycle, AutoCloseable {
 		}
 
 		/** The key stage has applied this record once the key's claim is of this value, at its time or later. */
-		private boolean applied(@Nullable ClaimView claim) {
+		boolean applied(@Nullable ClaimView claim) {
 			return claim != null && this.receipt.value().equals(claim.value())
 					&& claim.timestamp() >= this.receipt.timestamp();
 		}
@@ -280,6 +291,54 @@ class ClaimRulings implements SmartLifecycle, AutoCloseable {
 		@Override
 		@Nullable Ruling decide(@Nullable ClaimView claim, @Nullable OwnerView holder) {
 			return applied(claim) ? rule(claim, holder) : null;
+		}
+
+	}
+
+	/** The answer to a conditional claim that the key stage did not apply: its key had left the claim named. */
+	record MoveNotMade() {
+
+	}
+
+	/**
+	 * A conditional claim: once applied, ruled as any claim. A key's effective timestamps never go back, and the
+	 * claim's is at least the receipt's: so an entry other than the named claim with an earlier timestamp shows the key
+	 * left that claim before this one arrived, and the key stage, applying this one after, found it gone. An entry at
+	 * or after the receipt's timestamp that is not this claim does not tell whether this claim was applied and then
+	 * left, or passed over: it waits on, and without a ruling the answer is 202, as for a claim whose key moved on
+	 * before its ruling was seen.
+	 */
+	private final class ConditionalClaimWait extends WaitLoop.Wait<Object> {
+
+		private final ClaimWait ruling;
+
+		private final ClaimPublisher.Receipt receipt;
+
+		private final ClaimCondition condition;
+
+		ConditionalClaimWait(ClaimPublisher.Receipt receipt, ClaimCondition condition) {
+			super(receipt.key());
+			this.ruling = new ClaimWait(receipt);
+			this.receipt = receipt;
+			this.condition = condition;
+		}
+
+		@Override
+		@Nullable String holderNeeded(@Nullable ClaimView claim) {
+			return this.ruling.holderNeeded(claim);
+		}
+
+		@Override
+		@Nullable Object decide(@Nullable ClaimView claim, @Nullable OwnerView holder) {
+			if (this.ruling.applied(claim)) {
+				return this.ruling.decide(claim, holder);
+			}
+			if (claim == null || claim.timestamp() >= this.receipt.timestamp() || (!claim.erasing()
+					&& this.condition.value().equals(claim.value())
+					&& Objects.equals(this.condition.timestamp(), claim.timestamp()))) {
+				return null;
+			}
+			return new MoveNotMade();
 		}
 
 	}

@@ -61,11 +61,18 @@ final class WriteAnswers {
 		return result;
 	}
 
-	/** 200 with the answer, or 202 as without waiting when there was none; 409 for a release that found its claim gone. */
+	/**
+	 * 200 with the answer, or 202 as without waiting when there was none; 409 for a conditional release or claim that
+	 * found its claim gone.
+	 */
 	private static ResponseEntity<?> response(@Nullable Object answered, String key, ClaimPublisher.Receipt receipt) {
 		if (answered instanceof Release release && !release.released()) {
 			return ProblemHandler.conditionNotMet("Key '" + key + "' no longer had the claim when the release arrived: "
 					+ "nothing was released");
+		}
+		if (answered instanceof ClaimRulings.MoveNotMade) {
+			return ProblemHandler.conditionNotMet("Key '" + key + "' no longer had the claim when this claim arrived: "
+					+ "nothing was claimed");
 		}
 		return (answered != null) ? ResponseEntity.ok(answered) : accepted(key, receipt);
 	}

@@ -400,6 +400,76 @@ class BindingsControllerTests {
 	}
 
 	@Test
+	void shouldMoveFromTheValueTheKeyStillClaimsNamingTheClaimItHasNow() throws Exception {
+		given(this.bindings.claimNow("account-1"))
+			.willReturn(new Answer<>(new ClaimView("account-1", "+4912345", 1500, true, false, false), "host-a:8080",
+					null));
+		ClaimCondition condition = new ClaimCondition("+4912345", 1500L);
+		given(this.publisher.claimIf("account-1", "+4955555", condition, null, false))
+			.willReturn(new ClaimPublisher.Receipt("account-1", "+4955555", "valueguard.claims", 4, 13, 2000));
+
+		this.mvc.perform(put("/api/bindings/account-1").param("from", "+4912345")
+			.contentType(MediaType.TEXT_PLAIN)
+			.content("+4955555")).andExpect(status().isAccepted()).andExpect(jsonPath("$.offset").value(13));
+	}
+
+	@Test
+	void shouldAnswer409AndClaimNothingWhenTheKeyDoesNotClaimTheValueToMoveFrom() throws Exception {
+		given(this.bindings.claimNow("account-1"))
+			.willReturn(new Answer<>(new ClaimView("account-1", "+4977777", 1500, true, false, false), "host-a:8080",
+					null));
+		given(this.bindings.claimNow("account/9")).willReturn(new Answer<>(null, "host-a:8080", null));
+
+		this.mvc.perform(put("/api/bindings/account-1").param("from", "+4912345").param("wait", "5s")
+			.contentType(MediaType.TEXT_PLAIN)
+			.content("+4955555"))
+			.andExpect(status().isConflict())
+			.andExpect(jsonPath("$.type").value("https://valueguard.io/problems/condition-not-met"))
+			.andExpect(jsonPath("$.detail").value("Key 'account-1' does not claim '+4912345': nothing was claimed"));
+		this.mvc.perform(put("/api/bindings").param("key", "account/9").param("from", "+4912345")
+			.contentType(MediaType.TEXT_PLAIN)
+			.content("+4955555")).andExpect(status().isConflict());
+		// a value to move from that nobody could claim
+		willThrow(new ClaimPublisher.InvalidClaimException(ClaimRejection.EMPTY_VALUE)).given(this.publisher)
+			.validate("account-1", "");
+		this.mvc.perform(put("/api/bindings/account-1").param("from", "")
+			.contentType(MediaType.TEXT_PLAIN)
+			.content("+4955555")).andExpect(status().isBadRequest()).andExpect(jsonPath("$.reason").value("EMPTY_VALUE"));
+		then(this.publisher).should(never()).claimIf(any(), any(), any(), any(), anyBoolean());
+		then(this.publisher).should(never()).publish(any(), any(), any());
+	}
+
+	@Test
+	void shouldAnswerAWaitedMoveWithItsRulingOr409WhenTheKeyStagePassedItOver() throws Exception {
+		given(this.bindings.claimNow("account-1"))
+			.willReturn(new Answer<>(new ClaimView("account-1", "+4912345", 1500, true, false, false), "host-a:8080",
+					null));
+		ClaimCondition condition = new ClaimCondition("+4912345", 1500L);
+		ClaimPublisher.Receipt receipt = new ClaimPublisher.Receipt("account-1", "+4955555", "valueguard.claims", 4,
+				13, 2000);
+		given(this.publisher.claimIf("account-1", "+4955555", condition, null, true)).willReturn(receipt);
+		CompletableFuture<@Nullable Object> passedOver = new CompletableFuture<>();
+		given(this.rulings.conditionalClaim(receipt, condition, Duration.ofSeconds(5))).willReturn(passedOver,
+				CompletableFuture.completedFuture(new Ruling("account-1", "+4955555", 2000, Ruling.Outcome.BOUND,
+						new Ruling.Holder("account-1", 2000))));
+
+		MvcResult waited = this.mvc.perform(put("/api/bindings/account-1").param("from", "+4912345")
+			.param("wait", "5s")
+			.contentType(MediaType.TEXT_PLAIN)
+			.content("+4955555")).andExpect(request().asyncStarted()).andReturn();
+		passedOver.complete(new ClaimRulings.MoveNotMade());
+		this.mvc.perform(asyncDispatch(waited))
+			.andExpect(status().isConflict())
+			.andExpect(jsonPath("$.detail")
+				.value("Key 'account-1' no longer had the claim when this claim arrived: nothing was claimed"));
+
+		this.mvc.perform(put("/api/bindings/account-1").param("from", "+4912345")
+			.param("wait", "5s")
+			.contentType(MediaType.TEXT_PLAIN)
+			.content("+4955555")).andExpect(status().isOk()).andExpect(jsonPath("$.outcome").value("BOUND"));
+	}
+
+	@Test
 	void shouldFreeAValueByReleasingExactlyTheClaimThatHoldsIt() throws Exception {
 		given(this.router.ownerNow("+1-555-0100"))
 			.willReturn(new Answer<>(new OwnerView("+1-555-0100", "alice", 1500), "host-b:8080", null));

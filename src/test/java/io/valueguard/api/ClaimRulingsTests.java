@@ -378,6 +378,48 @@ class ClaimRulingsTests {
 	}
 
 	@Test
+	void shouldRuleOnAConditionalClaimOnceTheKeyStageHasAppliedIt() throws Exception {
+		ClaimCondition condition = new ClaimCondition("phone-old", 50L);
+		this.claims.put("alice", new ClaimView("alice", "phone-old", 50, true, false, false));
+		CompletableFuture<@Nullable Object> move = this.rulings.conditionalClaim(receipt("alice", "phone-new", 100),
+				condition, Duration.ofSeconds(10));
+		// the claim it moves from is still the key's: not applied yet
+		await().until(() -> this.claimBatches.size() >= 3);
+		assertThat(move).isNotDone();
+
+		this.claims.put("alice", new ClaimView("alice", "phone-new", 100, true, false, false));
+		this.owners.put("phone-new", new OwnerView("phone-new", "alice", 100));
+
+		assertThat(move.get(10, TimeUnit.SECONDS)).isEqualTo(new Ruling("alice", "phone-new", 100,
+				Ruling.Outcome.BOUND, new Ruling.Holder("alice", 100)));
+	}
+
+	/** The key moved elsewhere before the move arrived: the key stage passed it over, and the answer says so. */
+	@Test
+	void shouldSayAConditionalClaimFoundItsClaimGone() {
+		this.claims.put("alice", new ClaimView("alice", "phone-other", 80, true, false, false));
+
+		Object answer = this.rulings.conditionalClaim(receipt("alice", "phone-new", 100),
+				new ClaimCondition("phone-old", 50L), Duration.ofSeconds(5)).join();
+
+		assertThat(answer).isInstanceOf(ClaimRulings.MoveNotMade.class);
+	}
+
+	/**
+	 * Another claim at or after this one's time may have come after this one was applied, or before it was passed
+	 * over: no ruling can be told, so the wait ends without one, as a claim's whose key moved on at once.
+	 */
+	@Test
+	void shouldNotGuessWhetherAConditionalClaimWasAppliedBeforeTheKeyMovedOn() {
+		this.claims.put("alice", new ClaimView("alice", "phone-other", 150, true, false, false));
+
+		Object answer = this.rulings.conditionalClaim(receipt("alice", "phone-new", 100),
+				new ClaimCondition("phone-old", 50L), Duration.ofMillis(300)).join();
+
+		assertThat(answer).isNull();
+	}
+
+	@Test
 	void shouldSeeAnErasureThroughToItsEnd() throws Exception {
 		CompletableFuture<@Nullable Release> erasure = this.rulings.erasure(receipt("alice", null, 100),
 				Duration.ofSeconds(10));

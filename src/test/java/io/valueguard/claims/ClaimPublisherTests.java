@@ -93,6 +93,26 @@ class ClaimPublisherTests {
 	}
 
 	@Test
+	void shouldSendAConditionalClaimAsAClaimNamingTheClaimItMovesFrom() {
+		ArgumentCaptor<ProducerRecord<String, String>> sent = acknowledgeRecords(
+				new RecordMetadata(new TopicPartition("valueguard.claims", 1), 8, 0, 99, 5, 0));
+
+		this.publisher.claimIf("account-1", "+4955555", new ClaimCondition("+4912345", 1234L), null, true);
+
+		assertThat(sent.getValue().value()).isEqualTo("+4955555");
+		assertThat(sent.getValue().headers().lastHeader(ClaimHeaders.IF_VALUE).value()).asString(UTF_8)
+			.isEqualTo("+4912345");
+		assertThat(sent.getValue().headers().lastHeader(ClaimHeaders.IF_TIMESTAMP).value()).asString(UTF_8)
+			.isEqualTo("1234");
+		assertThat(sent.getValue().headers().lastHeader(ClaimHeaders.WAITING)).isNotNull();
+		// the claimed value and the one it moves from are both held to a claim's limits, before anything is sent
+		assertThatExceptionOfType(ClaimPublisher.InvalidClaimException.class).isThrownBy(
+				() -> this.publisher.claimIf("account-1", "+4955555", new ClaimCondition("", null), null, false));
+		assertThatExceptionOfType(ClaimPublisher.InvalidClaimException.class).isThrownBy(
+				() -> this.publisher.claimIf("account-1", "", new ClaimCondition("+4912345", null), null, false));
+	}
+
+	@Test
 	void shouldNameTheAuthenticatedCallerOnTheRecord() {
 		ArgumentCaptor<ProducerRecord<String, String>> sent = acknowledgeRecords(
 				new RecordMetadata(new TopicPartition("valueguard.claims", 2), 40, 1, 1234, 5, 5));
