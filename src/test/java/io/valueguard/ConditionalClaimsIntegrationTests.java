@@ -23,9 +23,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Conditional releases end to end on a real broker: a release that was meant for a claim the key has since left,
- * whether it reaches the claims topic through the API or from a producer of its own, leaves the key's newer claim as
- * it is; one for the claim the key has lets go of it.
+ * Conditional releases and claims end to end on a real broker: a release or a move that was meant for a claim the key
+ * has since left, whether it reaches the claims topic through the API or from a producer of its own, leaves the key's
+ * newer claim as it is; one for the claim the key has lets go of it, or moves from it.
  */
 @Tag("integration")
 @EmbeddedKafka(partitions = 1, brokerProperties = { "transaction.state.log.replication.factor=1",
@@ -102,6 +102,47 @@ class ConditionalClaimsIntegrationTests {
 		assertThat(api.binding("device-8").status()).isEqualTo(404);
 		await("user-carol free").atMost(PATIENCE).until(() -> api.owner("user-carol").status() == 404);
 		assertThat(api.delete("/api/owners/user-carol").status()).as("nobody holds it now").isEqualTo(404);
+	}
+
+	@Test
+	void shouldMoveOnlyFromTheClaimTheMoveNames(EmbeddedKafkaBroker broker) {
+		String id = "moves";
+		this.service = ServiceInstance.start(id, broker.getBrokersAsString(), this.state, PATIENCE);
+		ApiClient api = this.service.api();
+		ApiClient.Reply first = api.claim("account-1", "+4912345", "30s");
+		assertThat(first.json().get("outcome").asString()).isEqualTo("BOUND");
+		long firstClaim = first.json().get("timestamp").asLong();
+		// the account moves to another number before the change from its first one arrives
+		assertThat(api.claim("account-1", "+4977777", "30s").json().get("outcome").asString()).isEqualTo("BOUND");
+
+		// through the API: refused at once, nothing sent
+		ApiClient.Reply refused = api.put("/api/bindings/account-1?from=" + ApiClient.parameter("+4912345")
+				+ "&wait=5s", bytes("+4955555"));
+		assertThat(refused.status()).as(refused.body()).isEqualTo(409);
+		assertThat(refused.json().get("type").asString()).isEqualTo("https://valueguard.io/problems/condition-not-met");
+
+		try (KafkaProbe kafka = new KafkaProbe(broker.getBrokersAsString())) {
+			// from a producer that read the first claim before the second: the key stage, in the key's order, passes
+			// the move over
+			kafka.send(id + ".claims", bytes("account-1"), bytes("+4955555"), System.currentTimeMillis(),
+					ClaimHeaders.IF_VALUE, "+4912345", ClaimHeaders.IF_TIMESTAMP, Long.toString(firstClaim));
+			await("passed over").atMost(PATIENCE)
+				.until(() -> new Scrape(api.get("/actuator/prometheus").body())
+					.sum("valueguard_key_stage_records_total", "outcome=\"condition_not_met\"")
+					.orElse(0) == 1);
+			assertThat(api.binding("account-1").json().get("value").asString()).isEqualTo("+4977777");
+			assertThat(api.owner("+4955555").status()).as("the number it named was never claimed").isEqualTo(404);
+			assertThat(kafka.readAll(id + ".dlq")).as("a condition not met is no error").isEmpty();
+		}
+
+		// from the claim the key has now: moved, and ruled as any claim
+		ApiClient.Reply moved = api.put("/api/bindings/account-1?from=" + ApiClient.parameter("+4977777")
+				+ "&wait=5s", bytes("+4955555"));
+		assertThat(moved.status()).as(moved.body()).isEqualTo(200);
+		assertThat(moved.json().get("outcome").asString()).isEqualTo("BOUND");
+		assertThat(api.binding("account-1").json().get("value").asString()).isEqualTo("+4955555");
+		assertThat(api.owner("+4955555").json().get("key").asString()).isEqualTo("account-1");
+		await("+4977777 free").atMost(PATIENCE).until(() -> api.owner("+4977777").status() == 404);
 	}
 
 	private static byte[] bytes(String text) {
