@@ -11,7 +11,7 @@ import org.springframework.stereotype.Component;
 
 /**
  * Sends a release that names the claim it lets go of, read from a store just before, and answers it as the key stage
- * decides it (docs/design.md, "Conditional releases"): {@code DELETE /api/bindings/{key}?value=} names the key's own
+ * decides it (docs/design.md, "Conditional releases and moves"): {@code DELETE /api/bindings/{key}?value=} names the key's own
  * claim, {@code DELETE /api/owners/{value}} the value's holder's.
  */
 @Component

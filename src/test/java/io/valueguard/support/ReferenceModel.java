@@ -69,7 +69,7 @@ public final class ReferenceModel {
 	public ReferenceModel apply(InputRecord record) {
 		Long clock = this.clocks.get(record.key());
 		if (record.condition() != null && !claimIs(record.key(), record.condition())) {
-			// its claim is gone: as if the record were not there (docs/design.md, "Conditional releases")
+			// its claim is gone: as if the record were not there (docs/design.md, "Conditional releases and moves")
 			return this;
 		}
 		long timestamp = Math.max(record.timestamp(), (clock != null) ? clock : Long.MIN_VALUE);
