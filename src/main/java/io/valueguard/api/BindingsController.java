@@ -12,10 +12,10 @@ import io.swagger.v3.oas.annotations.enums.ParameterIn;
 import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import io.valueguard.claims.ClaimCondition;
 import io.valueguard.claims.ClaimFormat;
 import io.valueguard.claims.ClaimPublisher;
 import io.valueguard.claims.ClaimRejection;
-import io.valueguard.claims.ClaimCondition;
 import io.valueguard.config.QueryProperties;
 import io.valueguard.routing.Answer;
 import io.valueguard.routing.BindingLookups;
@@ -195,8 +195,9 @@ class BindingsController {
 		if (patience == null) {
 			return WriteAnswers.accepted(key, receipt);
 		}
-		return WriteAnswers.answered(erase ? this.rulings.erasure(receipt, patience) : this.rulings.release(receipt, patience),
-				patience, key, receipt);
+		return WriteAnswers.answered(
+				erase ? this.rulings.erasure(receipt, patience) : this.rulings.release(receipt, patience), patience,
+				key, receipt);
 	}
 
 	@Operation(summary = "Release a key given as a query parameter")

@@ -3,16 +3,16 @@ package io.valueguard.api;
 import java.security.Principal;
 import java.time.Duration;
 
-import io.valueguard.claims.ClaimPublisher;
 import io.valueguard.claims.ClaimCondition;
+import io.valueguard.claims.ClaimPublisher;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.stereotype.Component;
 
 /**
  * Sends a release that names the claim it lets go of, read from a store just before, and answers it as the key stage
- * decides it (docs/design.md, "Conditional releases and moves"): {@code DELETE /api/bindings/{key}?value=} names the key's own
- * claim, {@code DELETE /api/owners/{value}} the value's holder's.
+ * decides it (docs/design.md, "Conditional releases and moves"): {@code DELETE /api/bindings/{key}?value=} names the
+ * key's own claim, {@code DELETE /api/owners/{value}} the value's holder's.
  */
 @Component
 class ConditionalReleases {

@@ -4,9 +4,9 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
+import io.valueguard.claims.ClaimCondition;
 import io.valueguard.claims.ClaimPublisher;
 import io.valueguard.claims.ClaimRejection;
-import io.valueguard.claims.ClaimCondition;
 import io.valueguard.config.QueryProperties;
 import io.valueguard.routing.Answer;
 import io.valueguard.routing.BindingLookups;

@@ -13,8 +13,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.valueguard.claims.ClaimPublisher;
 import io.valueguard.claims.ClaimCondition;
+import io.valueguard.claims.ClaimPublisher;
 import io.valueguard.messages.RulingBell;
 import io.valueguard.routing.ClaimView;
 import io.valueguard.routing.LookupRouter;
