@@ -1,6 +1,10 @@
 package io.valueguard.owners;
 
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 import io.valueguard.config.ClaimPolicy;
@@ -11,11 +15,13 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The erasures a value stage task has been asked for, and how its passes over the owners store carry them out
- * (docs/design.md, "Erasure"). An erasure waits for the next pass to start, and is done when that pass ends: every
- * entry whose claim is the erased key's, made at or before the key's clock at the erasure, has had the key's name
- * erased (latest-wins: the claim stays, naming no key; first-wins: a free value's entry decides nothing and goes).
- * Then the key is told, and the erasure is forgotten. The erasures wait in a store of their own, so that a task that
- * fails or moves finishes them after its restore: its next pass starts over with all of them.
+ * (docs/design.md, "Erasure"). An erasure is done once a pass has read every entry of the store since it arrived:
+ * every entry whose claim is the erased key's, made at or before the key's clock at the erasure, has had the key's name
+ * erased (latest-wins: the claim stays, naming no key; first-wins: a free value's entry decides nothing and goes). One
+ * that arrives before a pass has read anything is done when that pass ends; one that arrives while a pass is under way
+ * (with retention on, passes follow each other by the schedule) joins it, and is done once the next pass has come round
+ * to where it joined. Then the key is told, and the erasure is forgotten. The erasures wait in a store of their own, so
+ * that a task that fails or moves finishes them after its restore: its next pass starts over with all of them.
  */
 public final class Erasures implements Sweep.Rewrite<Owner> {
 
@@ -28,8 +34,25 @@ public final class Erasures implements Sweep.Rewrite<Owner> {
 	/** What the store holds, in memory: a task has few erasures at a time, and a pass reads this for every entry. */
 	private final Map<String, Erasure> queued = new HashMap<>();
 
-	/** The erasures the pass under way carries out. */
-	private Map<String, Erasure> passing = Map.of();
+	/** The erasures the pass under way carries out from its first entry: done when it ends. */
+	private Map<String, Erasure> passing = new HashMap<>();
+
+	/** Erasures that joined a pass under way, by key: each done once a pass has come round to where it joined. */
+	private final Map<String, Joined> joined = new HashMap<>();
+
+	/** A pass is under way. */
+	private boolean passUnderWay;
+
+	/** The last entry the pass under way has read and rewritten, as UTF-8; null before its first. */
+	private byte @Nullable [] passedTo;
+
+	/**
+	 * An erasure that joined a pass after it had read up to {@code after} (UTF-8): the entries from there on are
+	 * rewritten by that pass, the rest by the next, once it is {@code comingRound}.
+	 */
+	private record Joined(Erasure erasure, byte[] after, boolean comingRound) {
+
+	}
 
 	/**
 	 * @param store where the erasures wait; {@link #restore} loads what it held at the task's start
@@ -51,6 +74,16 @@ public final class Erasures implements Sweep.Rewrite<Owner> {
 		Erasure erasure = new Erasure(clock, keyPartition);
 		this.queued.put(key, erasure);
 		this.store.put(key, erasure);
+		if (!this.passUnderWay || this.passing.containsKey(key) || this.joined.containsKey(key)) {
+			// the next pass carries it out whole
+			return;
+		}
+		if (this.passedTo == null) {
+			this.passing.put(key, erasure);
+		}
+		else {
+			this.joined.put(key, new Joined(erasure, this.passedTo, false));
+		}
 	}
 
 	@Override
@@ -60,12 +93,42 @@ public final class Erasures implements Sweep.Rewrite<Owner> {
 
 	@Override
 	public void passStarts() {
-		this.passing = Map.copyOf(this.queued);
+		this.passUnderWay = true;
+		this.passedTo = null;
+		this.joined.replaceAll((key, joined) -> new Joined(joined.erasure(), joined.after(), true));
+		this.passing = new HashMap<>();
+		this.queued.forEach((key, erasure) -> {
+			Joined joined = this.joined.get(key);
+			if (joined == null || !joined.erasure().equals(erasure)) {
+				this.passing.put(key, erasure);
+			}
+		});
+	}
+
+	/**
+	 * Rewrites by every erasure asked for, not only those this pass carries out: an entry is ruled with as erased from
+	 * the erasure on ({@link #asRuledWith}), so it may be stored so at any time.
+	 */
+	@Override
+	public @Nullable Owner rewrite(String value, Owner entry) {
+		return erased(entry, this.queued);
 	}
 
 	@Override
-	public @Nullable Owner rewrite(String value, Owner entry) {
-		return erased(entry, this.passing);
+	public void passedTo(String value) {
+		this.passedTo = value.getBytes(StandardCharsets.UTF_8);
+		if (this.joined.isEmpty()) {
+			return;
+		}
+		List<String> done = new ArrayList<>();
+		this.joined.forEach((key, joined) -> {
+			if (joined.comingRound() && Arrays.compareUnsigned(this.passedTo, joined.after()) >= 0) {
+				done.add(key);
+			}
+		});
+		for (String key : done) {
+			done(key, this.joined.remove(key).erasure());
+		}
 	}
 
 	/**
@@ -91,14 +154,25 @@ public final class Erasures implements Sweep.Rewrite<Owner> {
 
 	@Override
 	public void passEnded() {
-		for (Map.Entry<String, Erasure> done : this.passing.entrySet()) {
-			if (done.getValue().equals(this.queued.get(done.getKey()))) {
-				this.queued.remove(done.getKey());
-				this.store.delete(done.getKey());
+		this.passing.forEach(this::done);
+		// came round past the store's last entry: the pass has read everything since they joined
+		this.joined.entrySet().removeIf((joined) -> {
+			if (joined.getValue().comingRound()) {
+				done(joined.getKey(), joined.getValue().erasure());
 			}
-			this.verdicts.send(done.getKey(), Verdict.erased(done.getValue().clock(), done.getValue().keyPartition()));
+			return joined.getValue().comingRound();
+		});
+		this.passing = new HashMap<>();
+		this.passUnderWay = false;
+		this.passedTo = null;
+	}
+
+	private void done(String key, Erasure erasure) {
+		if (erasure.equals(this.queued.get(key))) {
+			this.queued.remove(key);
+			this.store.delete(key);
 		}
-		this.passing = Map.of();
+		this.verdicts.send(key, Verdict.erased(erasure.clock(), erasure.keyPartition()));
 	}
 
 }

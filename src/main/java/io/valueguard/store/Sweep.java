@@ -24,7 +24,8 @@ import org.jspecify.annotations.Nullable;
  * task's records for long. Each entry a pass reads is first given to the {@link Rewrite} (erasure, which replaces or
  * deletes entries that name an erased key), then forgotten through the stage's table if retention lets it go at the
  * task's stream time. An entry is forgotten at most one pass over its store after it may be (docs/design.md,
- * "Retention"); a rewrite asked for is done by the end of the next full pass ("Erasure"). After a full pass during
+ * "Retention"); a rewrite asked for joins the pass under way, and is done once the sweep has read every entry since
+ * ("Erasure"), told where each chunk ended ({@link Rewrite#passedTo}). After a full pass during
  * which the task put nothing, no new pass starts until the task puts again or its stream time moves: it would forget
  * nothing (an idle task's store is not read over and over). With retention off, a pass starts only when a rewrite waits
  * for one, and the sweep is scheduled only then ({@link #wake}): an idle task is not made to commit every
@@ -140,6 +141,13 @@ public final class Sweep<V> {
 		/** The entry as the pass leaves it: {@code entry} itself, a replacement, or null to delete it. */
 		@Nullable V rewrite(String key, V entry);
 
+		/**
+		 * The pass has read, and rewritten, every entry up to {@code key} in the store's order (unsigned UTF-8 bytes),
+		 * and goes on after it: told after each chunk of a slice.
+		 */
+		default void passedTo(String key) {
+		}
+
 		/** The pass has read, and rewritten, every entry the store held when it started. */
 		void passEnded();
 
@@ -174,6 +182,9 @@ public final class Sweep<V> {
 
 	/** Where the next slice starts: after this key; null at the start of the store. */
 	private @Nullable String after;
+
+	/** The last key a slice read. */
+	private String lastRead = "";
 
 	/** A pass is under way: {@link #after} is where it goes on. */
 	private boolean passing;
@@ -375,6 +386,11 @@ public final class Sweep<V> {
 		if (!this.passing && !startPass(streamTime)) {
 			return Slice.NONE;
 		}
+		if (this.rewrite != null && this.rewrite.pending()) {
+			// a rewrite asked for during this pass goes on from where the pass is: what the task wrote before it was
+			// asked for, and its table holds still, must be in the store by the time the pass reads there
+			this.table.writePending();
+		}
 		if (this.passSpanFrom < 0) {
 			// a task's stream time is unknown until its first record
 			this.passSpanFrom = streamTime;
@@ -390,6 +406,9 @@ public final class Sweep<V> {
 			List<KeyValue<String, V>> candidates = new ArrayList<>();
 			int chunk = readChunk(streamTime, Math.min(CHUNK, slice - read), candidates);
 			int forgotten = act(candidates, streamTime);
+			if (this.rewrite != null && chunk > 0) {
+				this.rewrite.passedTo(this.lastRead);
+			}
 			read += chunk;
 			forgot += forgotten;
 			// at most: a rewrite's deletes and the task's own are counted as kept
@@ -422,6 +441,7 @@ public final class Sweep<V> {
 				}
 				read++;
 				last = entry.key;
+				this.lastRead = last;
 				if (forgettable(entry.value, streamTime) || rewritten(entry.key, entry.value) != entry.value) {
 					candidates.add(entry);
 				}
@@ -471,7 +491,8 @@ public final class Sweep<V> {
 		// entries written before the pass, and not yet in the store, must be among those it reads: for a rewrite, and
 		// for the rest above, which counts on this pass having read every entry put before it started
 		this.table.writePending();
-		if (rewriting) {
+		if (this.rewrite != null) {
+			// also when nothing waits: a rewrite asked for during the pass may join it
 			this.rewrite.passStarts();
 		}
 		this.passing = true;

@@ -609,8 +609,62 @@ class SweepTests {
 		assertThat(sweep.slice(100, 1).read()).isEqualTo(3);
 		assertThat(sweep.slice(100, 1).read()).isEqualTo(3);
 		assertThat(sweep.slice(100, 1).read()).isEqualTo(1);
-		assertThat(negateOdd.events).containsExactly("end", "start", "end");
+		assertThat(negateOdd.events).containsExactly("start", "end", "start", "end");
 		assertThat(sweep.slice(100, 1).read()).as("done: by the stream time again").isZero();
+		// told where each slice's chunk ended, so that a rewrite asked for during a pass knows where it joined
+		assertThat(negateOdd.passedTo).containsExactly("key-2", "key-5", "key-6", "key-2", "key-5", "key-6");
+	}
+
+	/**
+	 * A rewrite asked for during a pass goes on from where the pass is: an entry the task wrote before it was asked
+	 * for, which the table held back from the store, is in the store by the time the pass reads there.
+	 */
+	@Test
+	void shouldWriteWhatTheTableHoldsBackBeforeAPassThatARewriteJoinedGoesOn() {
+		for (int i = 0; i < 9; i += 2) {
+			this.entries.put("key-" + i, 2L);
+		}
+		Map<String, Long> heldBack = new TreeMap<>();
+		StateTable<String, Long> writingBehind = new StateTable<>() {
+
+			@Override
+			public Long get(String key) {
+				return heldBack.containsKey(key) ? heldBack.get(key) : SweepTests.this.entries.get(key);
+			}
+
+			@Override
+			public void put(String key, Long value) {
+				heldBack.put(key, value);
+			}
+
+			@Override
+			public void delete(String key) {
+				heldBack.remove(key);
+				SweepTests.this.entries.remove(key);
+			}
+
+			@Override
+			public void writePending() {
+				SweepTests.this.entries.putAll(heldBack);
+				heldBack.clear();
+			}
+
+		};
+		NegateOdd negateOdd = new NegateOdd();
+		Sweep<Long> sweep = new Sweep<>(store(), writingBehind, RETENTION,
+				(timestamp, streamTime) -> streamTime - timestamp > 10, negateOdd, (slice) -> {
+				}, this.written::get, this.added::get, 2, System::nanoTime);
+		assertThat(sweep.slice(0, 1).read()).isEqualTo(2);
+
+		// retention's pass has read key-0 and key-2 (nothing forgettable at stream time 0, negated or not); the task
+		// writes key-7, and a rewrite is asked for
+		writingBehind.put("key-7", 7L);
+		negateOdd.asked = true;
+		while (negateOdd.asked) {
+			sweep.slice(0, 1);
+		}
+
+		assertThat(writingBehind.get("key-7")).as("rewritten by the pass").isEqualTo(-7L);
 	}
 
 	/** A rewrite asked for starts a pass however still the task is. */
@@ -631,8 +685,8 @@ class SweepTests {
 		sweep.sweep(0);
 		sweep.sweep(0);
 
-		// with retention on, every pass tells the rewrite it ended; only the one it waited for started for it
-		assertThat(negateOdd.events).containsExactly("end", "start", "end");
+		// with retention on, every pass tells the rewrite it starts and ends, so that one asked for meanwhile may join it
+		assertThat(negateOdd.events).containsExactly("start", "end", "start", "end");
 		assertThat(this.entries).containsOnly(Map.entry("key-0", -1L), Map.entry("key-1", 2L), Map.entry("key-2", -3L),
 				Map.entry("key-4", -5L));
 	}
@@ -655,6 +709,8 @@ class SweepTests {
 
 		final List<String> events = new ArrayList<>();
 
+		final List<String> passedTo = new ArrayList<>();
+
 		boolean asked;
 
 		@Override
@@ -673,6 +729,11 @@ class SweepTests {
 				return entry;
 			}
 			return (entry == 4L) ? null : (entry > 0 && entry % 2 == 1) ? -entry : entry;
+		}
+
+		@Override
+		public void passedTo(String key) {
+			this.passedTo.add(key);
 		}
 
 		@Override

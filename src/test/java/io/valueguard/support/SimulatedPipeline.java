@@ -336,8 +336,11 @@ public final class SimulatedPipeline {
 			this.passes.set(partition, null);
 		}
 		String after = this.passes.get(partition);
-		List<String> slice = new java.util.TreeSet<>(this.ownersStore.keySet()).stream()
-			.filter((value) -> valuePartition(value) == partition && (after == null || value.compareTo(after) > 0))
+		// in the store's order: unsigned UTF-8 bytes, as RocksDB and Kafka's in-memory store keep keys
+		java.util.TreeSet<String> inStoreOrder = new java.util.TreeSet<>(SimulatedPipeline::utf8Order);
+		inStoreOrder.addAll(this.ownersStore.keySet());
+		List<String> slice = inStoreOrder.stream()
+			.filter((value) -> valuePartition(value) == partition && (after == null || utf8Order(value, after) > 0))
 			.limit(1 + this.random.nextInt(3))
 			.toList();
 		for (String value : slice) {
@@ -350,6 +353,9 @@ public final class SimulatedPipeline {
 				this.ownersStore.put(value, kept);
 			}
 		}
+		if (!slice.isEmpty()) {
+			erasures.passedTo(slice.get(slice.size() - 1));
+		}
 		if (slice.isEmpty()) {
 			this.passing.set(partition, false);
 			erasures.passEnded();
@@ -357,6 +363,11 @@ public final class SimulatedPipeline {
 		else {
 			this.passes.set(partition, slice.get(slice.size() - 1));
 		}
+	}
+
+	private static int utf8Order(String one, String other) {
+		return Arrays.compareUnsigned(one.getBytes(java.nio.charset.StandardCharsets.UTF_8),
+				other.getBytes(java.nio.charset.StandardCharsets.UTF_8));
 	}
 
 	private int sweeps() {
