@@ -136,12 +136,7 @@ class BindingsController {
 	private Object claimIf(String key, String value, String from, @Nullable Duration patience,
 			@Nullable Principal caller) {
 		this.publisher.validate(key, value);
-		this.publisher.validate(key, from);
-		ClaimView claim = this.bindings.claimNow(key).entry();
-		if (claim == null || claim.erasing() || !from.equals(claim.value())) {
-			throw new ConditionNotMetException(key, from, "nothing was claimed");
-		}
-		ClaimCondition condition = new ClaimCondition(from, claim.timestamp());
+		ClaimCondition condition = currentClaimOf(key, from, "nothing was claimed");
 		ClaimPublisher.Receipt receipt = this.publisher.claimIf(key, value, condition, WriteAnswers.nameOf(caller),
 				patience != null);
 		if (patience == null) {
@@ -222,12 +217,21 @@ class BindingsController {
 	 * read, even the same value again.
 	 */
 	private Object releaseIf(String key, String value, @Nullable Duration patience, @Nullable Principal caller) {
+		return this.conditionalReleases.release(key, currentClaimOf(key, value, "nothing was released"), patience,
+				caller);
+	}
+
+	/**
+	 * The condition that names the key's current claim of {@code value} by its effective timestamp, as the key's
+	 * active store has it now; 409 when the key does not claim {@code value}, saying what was not done.
+	 */
+	private ClaimCondition currentClaimOf(String key, String value, String nothingDone) {
 		this.publisher.validate(key, value);
 		ClaimView claim = this.bindings.claimNow(key).entry();
 		if (claim == null || claim.erasing() || !value.equals(claim.value())) {
-			throw new ConditionNotMetException(key, value, "nothing was released");
+			throw new ConditionNotMetException(key, value, nothingDone);
 		}
-		return this.conditionalReleases.release(key, new ClaimCondition(value, claim.timestamp()), patience, caller);
+		return new ClaimCondition(value, claim.timestamp());
 	}
 
 	@Operation(summary = "The value a key holds", description = "Answered by the instance that holds the key's "

@@ -333,9 +333,7 @@ class ClaimRulings implements SmartLifecycle, AutoCloseable {
 			if (this.ruling.applied(claim)) {
 				return this.ruling.decide(claim, holder);
 			}
-			if (claim == null || claim.timestamp() >= this.receipt.timestamp() || (!claim.erasing()
-					&& this.condition.value().equals(claim.value())
-					&& Objects.equals(this.condition.timestamp(), claim.timestamp()))) {
+			if (claim == null || claim.timestamp() >= this.receipt.timestamp() || names(this.condition, claim)) {
 				return null;
 			}
 			return new MoveNotMade();
@@ -380,8 +378,7 @@ class ClaimRulings implements SmartLifecycle, AutoCloseable {
 
 		@Override
 		@Nullable Release decide(@Nullable ClaimView claim, @Nullable OwnerView holder) {
-			if (claim != null && !claim.erasing() && this.condition.value().equals(claim.value())
-					&& Objects.equals(this.condition.timestamp(), claim.timestamp())) {
+			if (claim != null && names(this.condition, claim)) {
 				return null;
 			}
 			if (claim != null && !claim.erasing() && claim.value() == null
@@ -392,6 +389,12 @@ class ClaimRulings implements SmartLifecycle, AutoCloseable {
 					Release.NOT_RELEASED);
 		}
 
+	}
+
+	/** True when the key's entry is still the claim {@code condition} names: the conditional record is not applied yet. */
+	private static boolean names(ClaimCondition condition, ClaimView claim) {
+		return !claim.erasing() && condition.value().equals(claim.value())
+				&& Objects.equals(condition.timestamp(), claim.timestamp());
 	}
 
 	/** Only the loop's thread sees {@code erasing}. */

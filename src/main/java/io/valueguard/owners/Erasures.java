@@ -6,6 +6,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Predicate;
 
 import io.valueguard.config.ClaimPolicy;
 import io.valueguard.messages.Verdict;
@@ -120,13 +121,19 @@ public final class Erasures implements Sweep.Rewrite<Owner> {
 		if (this.joined.isEmpty()) {
 			return;
 		}
-		List<String> done = new ArrayList<>();
+		byte[] passed = this.passedTo;
+		finishJoined((joined) -> joined.comingRound() && Arrays.compareUnsigned(passed, joined.after()) >= 0);
+	}
+
+	/** Reports, and forgets, the erasures that joined a pass and have come round as {@code cameRound} says. */
+	private void finishJoined(Predicate<Joined> cameRound) {
+		List<String> finished = new ArrayList<>();
 		this.joined.forEach((key, joined) -> {
-			if (joined.comingRound() && Arrays.compareUnsigned(this.passedTo, joined.after()) >= 0) {
-				done.add(key);
+			if (cameRound.test(joined)) {
+				finished.add(key);
 			}
 		});
-		for (String key : done) {
+		for (String key : finished) {
 			done(key, this.joined.remove(key).erasure());
 		}
 	}
@@ -156,12 +163,7 @@ public final class Erasures implements Sweep.Rewrite<Owner> {
 	public void passEnded() {
 		this.passing.forEach(this::done);
 		// came round past the store's last entry: the pass has read everything since they joined
-		this.joined.entrySet().removeIf((joined) -> {
-			if (joined.getValue().comingRound()) {
-				done(joined.getKey(), joined.getValue().erasure());
-			}
-			return joined.getValue().comingRound();
-		});
+		finishJoined(Joined::comingRound);
 		this.passing = new HashMap<>();
 		this.passUnderWay = false;
 		this.passedTo = null;
